@@ -1,0 +1,722 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * dm-inlinecrypt: a device-mapper target that encrypts a volume through
+ * blk-crypto instead of the crypto API.
+ *
+ * The target attaches the volume key and a data unit number (DUN) to every
+ * bio it remaps and leaves the work to the device below: its inline
+ * encryption hardware when it has a keyslot for the configuration, or
+ * blk-crypto-fallback otherwise (applied by submit_bio()). The table line,
+ * the key formats and the IV of each data unit are those of dm-crypt, so
+ * the ciphertext on the medium is byte-identical to dm-crypt's and a volume
+ * (a LUKS2 one included) can be opened by either target.
+ *
+ * See Documentation/admin-guide/device-mapper/dm-inlinecrypt.rst.
+ */
+
+#include <linux/bio.h>
+#include <linux/blk-crypto.h>
+#include <linux/blkdev.h>
+#include <linux/ctype.h>
+#include <linux/device-mapper.h>
+#include <linux/key.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <crypto/utils.h>
+#include <keys/user-type.h>
+
+#define DM_MSG_PREFIX "inlinecrypt"
+
+/**
+ * struct inlinecrypt_cipher - a dm-crypt cipher string blk-crypto can do
+ * @name: the cipher as dm-crypt (and cryptsetup) spells it
+ * @mode: the blk-crypto mode that computes the same ciphertext
+ * @key_size: key size in bytes; dm-crypt derives the AES key size from it,
+ *	      blk-crypto modes have exactly one
+ * @xts: the key is two halves (data key, tweak key) that must differ
+ */
+struct inlinecrypt_cipher {
+	const char *name;
+	enum blk_crypto_mode_num mode;
+	unsigned int key_size;
+	bool xts;
+};
+
+static const struct inlinecrypt_cipher inlinecrypt_ciphers[] = {
+	{ "aes-xts-plain64", BLK_ENCRYPTION_MODE_AES_256_XTS, 64, true },
+	{ "aes-cbc-essiv:sha256", BLK_ENCRYPTION_MODE_AES_128_CBC_ESSIV, 16, false },
+	{ "xchacha12,aes-adiantum-plain64", BLK_ENCRYPTION_MODE_ADIANTUM, 32, false },
+	{ "sm4-xts-plain64", BLK_ENCRYPTION_MODE_SM4_XTS, 32, true },
+};
+
+/*
+ * Boolean optional parameters, in the order the table status prints them
+ * (dm-crypt's order first). The five dm-crypt performance flags tune
+ * dm-crypt's workqueues, which this target does not have: they are accepted
+ * and printed back so that a table cryptsetup loaded for dm-crypt also loads
+ * here, and have no effect.
+ */
+enum inlinecrypt_flag {
+	INLINECRYPT_ALLOW_DISCARDS,
+	INLINECRYPT_SAME_CPU_CRYPT,
+	INLINECRYPT_HIGH_PRIORITY,
+	INLINECRYPT_SUBMIT_FROM_CRYPT_CPUS,
+	INLINECRYPT_NO_READ_WORKQUEUE,
+	INLINECRYPT_NO_WRITE_WORKQUEUE,
+	/* sector_size:<n> is printed here */
+	INLINECRYPT_IV_LARGE_SECTORS,
+	INLINECRYPT_INLINE_ONLY,
+	INLINECRYPT_PASSTHROUGH,
+	INLINECRYPT_NR_FLAGS,
+};
+
+static const char * const inlinecrypt_flag_names[INLINECRYPT_NR_FLAGS] = {
+	[INLINECRYPT_ALLOW_DISCARDS] = "allow_discards",
+	[INLINECRYPT_SAME_CPU_CRYPT] = "same_cpu_crypt",
+	[INLINECRYPT_HIGH_PRIORITY] = "high_priority",
+	[INLINECRYPT_SUBMIT_FROM_CRYPT_CPUS] = "submit_from_crypt_cpus",
+	[INLINECRYPT_NO_READ_WORKQUEUE] = "no_read_workqueue",
+	[INLINECRYPT_NO_WRITE_WORKQUEUE] = "no_write_workqueue",
+	[INLINECRYPT_IV_LARGE_SECTORS] = "iv_large_sectors",
+	[INLINECRYPT_INLINE_ONLY] = "inline_only",
+	[INLINECRYPT_PASSTHROUGH] = "passthrough",
+};
+
+enum inlinecrypt_stat {
+	INLINECRYPT_BIOS_ENCRYPTED,
+	INLINECRYPT_BYTES_ENCRYPTED,
+	INLINECRYPT_BIOS_DECRYPTED,
+	INLINECRYPT_BYTES_DECRYPTED,
+	INLINECRYPT_BIOS_PASSED_THROUGH,
+	INLINECRYPT_NR_STATS,
+};
+
+/**
+ * struct inlinecrypt_ctx - the state of one dm-inlinecrypt target
+ * @dev: the device below
+ * @start: first sector of the mapping on @dev
+ * @iv_offset: added to the target's sector number to give the IV, in
+ *	       512-byte sectors (dm-crypt's <iv_offset>)
+ * @cipher: the cipher, from inlinecrypt_ciphers[]
+ * @sector_size: the data unit size in bytes
+ * @sector_shift: log2(@sector_size) - SECTOR_SHIFT
+ * @iv_shift: how far a 512-byte sector number is shifted right to give the
+ *	      DUN: @sector_shift with iv_large_sectors, else 0 (the IV counts
+ *	      512-byte sectors and each bio carries a single data unit)
+ * @flags: the boolean optional parameters, bits of enum inlinecrypt_flag
+ * @key_string: "<logon|user>:<description>" for a keyring key, printed back
+ *		in the table instead of the key; NULL for a hex key
+ * @key_started: blk_crypto_start_using_key() succeeded on @dev, so the key
+ *		 must be evicted from it
+ * @stats: counters of completed bios and bytes, enum inlinecrypt_stat
+ * @key: the volume key as blk-crypto uses it; wiped when the context is
+ *	 freed
+ */
+struct inlinecrypt_ctx {
+	struct dm_dev *dev;
+	sector_t start;
+	u64 iv_offset;
+	const struct inlinecrypt_cipher *cipher;
+	unsigned int sector_size;
+	unsigned int sector_shift;
+	unsigned int iv_shift;
+	unsigned long flags;
+	char *key_string;
+	bool key_started;
+	atomic64_t stats[INLINECRYPT_NR_STATS];
+	struct blk_crypto_key key;
+};
+
+/**
+ * struct inlinecrypt_io - per-bio data
+ * @bytes: payload the target attached its key to, counted on completion;
+ *	   0 for bios without data and bios passed through
+ */
+struct inlinecrypt_io {
+	unsigned int bytes;
+};
+
+static struct target_type inlinecrypt_passthrough_target;
+
+static const struct inlinecrypt_cipher *inlinecrypt_find_cipher(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(inlinecrypt_ciphers); i++)
+		if (!strcmp(name, inlinecrypt_ciphers[i].name))
+			return &inlinecrypt_ciphers[i];
+	return NULL;
+}
+
+#ifdef CONFIG_KEYS
+
+static bool inlinecrypt_has_space(const char *s)
+{
+	for (; *s; s++)
+		if (isspace(*s))
+			return true;
+	return false;
+}
+
+/*
+ * Read a key given as dm-crypt's keyring reference, ":<size>:<type>:<desc>",
+ * into @raw (the cipher's key size).
+ */
+static int inlinecrypt_get_keyring_key(struct dm_target *ti,
+				       struct inlinecrypt_ctx *ctx,
+				       const char *arg, u8 *raw)
+{
+	const struct user_key_payload *payload;
+	struct key_type *type;
+	const char *ref, *desc;
+	unsigned int size;
+	struct key *key;
+	char dummy;
+	int ret;
+
+	if (sscanf(arg + 1, "%u%c", &size, &dummy) != 2 || dummy != ':') {
+		ti->error = "Cannot parse key size";
+		return -EINVAL;
+	}
+	if (size != ctx->cipher->key_size) {
+		ti->error = "Key size does not match cipher";
+		return -EINVAL;
+	}
+
+	ref = strchr(arg + 1, ':') + 1;
+	/*
+	 * dm core has no escaping for whitespace in the table status, so a
+	 * description with whitespace could not be printed back.
+	 */
+	if (inlinecrypt_has_space(ref)) {
+		ti->error = "Whitespace in key description";
+		return -EINVAL;
+	}
+	desc = strchr(ref, ':');
+	if (!desc || !desc[1]) {
+		ti->error = "Missing key description";
+		return -EINVAL;
+	}
+	desc++;
+	if (!strncmp(ref, "logon:", desc - ref)) {
+		type = &key_type_logon;
+	} else if (!strncmp(ref, "user:", desc - ref)) {
+		type = &key_type_user;
+	} else {
+		ti->error = "Unsupported key type";
+		return -EINVAL;
+	}
+
+	key = request_key(type, desc, NULL);
+	if (IS_ERR(key)) {
+		ti->error = "Key not found in keyring";
+		return PTR_ERR(key);
+	}
+
+	down_read(&key->sem);
+	payload = user_key_payload_locked(key);
+	if (!payload) {
+		ti->error = "Key was revoked";
+		ret = -EKEYREVOKED;
+	} else if (payload->datalen != size) {
+		ti->error = "Keyring key size does not match cipher";
+		ret = -EINVAL;
+	} else {
+		memcpy(raw, payload->data, size);
+		ret = 0;
+	}
+	up_read(&key->sem);
+	key_put(key);
+	if (ret)
+		return ret;
+
+	ctx->key_string = kstrdup(ref, GFP_KERNEL);
+	if (!ctx->key_string) {
+		ti->error = "Cannot allocate key reference";
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+#else
+
+static int inlinecrypt_get_keyring_key(struct dm_target *ti,
+				       struct inlinecrypt_ctx *ctx,
+				       const char *arg, u8 *raw)
+{
+	ti->error = "Keyring keys need CONFIG_KEYS";
+	return -EINVAL;
+}
+
+#endif /* CONFIG_KEYS */
+
+/*
+ * Read the <key> argument, hex or a keyring reference, into @raw, and check
+ * it fits the cipher. The hex string in the table is overwritten, as
+ * dm-crypt does, so no copy of the key outlives the constructor there.
+ */
+static int inlinecrypt_get_key(struct dm_target *ti,
+			       struct inlinecrypt_ctx *ctx, char *arg, u8 *raw)
+{
+	unsigned int size = ctx->cipher->key_size;
+	size_t len = strlen(arg);
+	int ret;
+
+	if (arg[0] == ':') {
+		ret = inlinecrypt_get_keyring_key(ti, ctx, arg, raw);
+		if (ret)
+			return ret;
+	} else {
+		ret = -EINVAL;
+		if (len != 2 * size)
+			ti->error = "Key size does not match cipher";
+		else if (hex2bin(raw, arg, size))
+			ti->error = "Invalid hex key";
+		else
+			ret = 0;
+		memset(arg, '0', len);
+		if (ret)
+			return ret;
+	}
+
+	/*
+	 * IEEE 1619 requires the two halves of an XTS key to differ; the
+	 * crypto API's xts template refuses such keys in FIPS mode only, so
+	 * refuse them here for every device, hardware included.
+	 */
+	if (ctx->cipher->xts && !crypto_memneq(raw, raw + size / 2, size / 2)) {
+		ti->error = "XTS key halves must differ";
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static void inlinecrypt_dtr(struct dm_target *ti)
+{
+	struct inlinecrypt_ctx *ctx = ti->private;
+
+	if (!ctx)
+		return;
+	/*
+	 * Remove the key from the keyslots of the device below, or of the
+	 * devices below it for a dm device with a passthrough crypto profile,
+	 * or from blk-crypto-fallback. blk_crypto_evict_key() returns
+	 * nothing: a failed eviction is logged by it ("error %d evicting
+	 * key") and the key is unlinked all the same.
+	 */
+	if (ctx->key_started)
+		blk_crypto_evict_key(ctx->dev->bdev, &ctx->key);
+	if (ctx->dev)
+		dm_put_device(ti, ctx->dev);
+	kfree_sensitive(ctx->key_string);
+	kfree_sensitive(ctx);
+	ti->private = NULL;
+}
+
+static int inlinecrypt_ctr_optional(struct dm_target *ti, unsigned int argc,
+				    char **argv)
+{
+	struct inlinecrypt_ctx *ctx = ti->private;
+	static const struct dm_arg _args[] = {
+		{0, INLINECRYPT_NR_FLAGS + 1, "Invalid number of feature args"},
+	};
+	bool have_sector_size = false;
+	struct dm_arg_set as;
+	unsigned int opt_params, val, flag;
+	const char *opt_string;
+	char dummy;
+	int ret;
+
+	as.argc = argc;
+	as.argv = argv;
+
+	ret = dm_read_arg_group(_args, &as, &opt_params, &ti->error);
+	if (ret)
+		return ret;
+	if (as.argc > opt_params) {
+		ti->error = "Too many arguments";
+		return -EINVAL;
+	}
+
+	while (opt_params--) {
+		opt_string = dm_shift_arg(&as);
+		if (!opt_string) {
+			ti->error = "Not enough feature arguments";
+			return -EINVAL;
+		}
+
+		for (flag = 0; flag < INLINECRYPT_NR_FLAGS; flag++)
+			if (!strcasecmp(opt_string, inlinecrypt_flag_names[flag]))
+				break;
+		if (flag < INLINECRYPT_NR_FLAGS) {
+			if (test_and_set_bit(flag, &ctx->flags)) {
+				ti->error = "Duplicate feature argument";
+				return -EINVAL;
+			}
+		} else if (sscanf(opt_string, "sector_size:%u%c", &val, &dummy) == 1) {
+			if (have_sector_size) {
+				ti->error = "Duplicate feature argument";
+				return -EINVAL;
+			}
+			have_sector_size = true;
+			if (val < SECTOR_SIZE || val > 4096 || !is_power_of_2(val)) {
+				ti->error = "Invalid feature value for sector_size";
+				return -EINVAL;
+			}
+			ctx->sector_size = val;
+			ctx->sector_shift = __ffs(val) - SECTOR_SHIFT;
+		} else {
+			ti->error = "Invalid feature arguments";
+			return -EINVAL;
+		}
+	}
+
+	if (ti->len & ((ctx->sector_size >> SECTOR_SHIFT) - 1)) {
+		ti->error = "Device size is not multiple of sector_size feature";
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * Construct an inline encryption mapping (dm-crypt's table syntax):
+ * <cipher> <key> <iv_offset> <dev_path> <start> [<#opt_params> <opt_params>...]
+ *
+ * <cipher>: aes-xts-plain64, aes-cbc-essiv:sha256,
+ *	     xchacha12,aes-adiantum-plain64 or sm4-xts-plain64
+ * <key>: hex, or :<key_size>:<logon|user>:<key_description>
+ * <opt_params>: allow_discards, sector_size:<512|1024|2048|4096>,
+ *		 iv_large_sectors, inline_only, passthrough, and dm-crypt's
+ *		 performance flags (accepted, no effect)
+ */
+static int inlinecrypt_ctr(struct dm_target *ti, unsigned int argc, char **argv)
+{
+	struct inlinecrypt_ctx *ctx;
+	u8 raw_key[BLK_CRYPTO_MAX_KEY_SIZE];
+	unsigned long long tmpll;
+	unsigned int dus_sectors;
+	u64 max_dun;
+	char dummy;
+	int ret;
+
+	if (argc < 5) {
+		ti->error = "Not enough arguments";
+		return -EINVAL;
+	}
+
+	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
+	if (!ctx) {
+		ti->error = "Cannot allocate encryption context";
+		return -ENOMEM;
+	}
+	ctx->sector_size = SECTOR_SIZE;
+	ti->private = ctx;
+
+	if (argc > 5) {
+		ret = inlinecrypt_ctr_optional(ti, argc - 5, &argv[5]);
+		if (ret)
+			goto bad;
+	}
+	dus_sectors = ctx->sector_size >> SECTOR_SHIFT;
+	if (test_bit(INLINECRYPT_IV_LARGE_SECTORS, &ctx->flags))
+		ctx->iv_shift = ctx->sector_shift;
+
+	ctx->cipher = inlinecrypt_find_cipher(argv[0]);
+	if (!ctx->cipher) {
+		ti->error = "Unknown or unsupported cipher";
+		ret = -EINVAL;
+		goto bad;
+	}
+
+	ret = inlinecrypt_get_key(ti, ctx, argv[1], raw_key);
+	if (ret)
+		goto bad;
+
+	ret = -EINVAL;
+	if (sscanf(argv[2], "%llu%c", &tmpll, &dummy) != 1 ||
+	    (tmpll & (dus_sectors - 1))) {
+		ti->error = "Invalid iv_offset sector";
+		goto bad;
+	}
+	if (ti->len - 1 > U64_MAX - tmpll) {
+		ti->error = "iv_offset too large for the device size";
+		goto bad;
+	}
+	ctx->iv_offset = tmpll;
+
+	ret = dm_get_device(ti, argv[3], dm_table_get_mode(ti->table), &ctx->dev);
+	if (ret) {
+		ti->error = "Device lookup failed";
+		goto bad;
+	}
+
+	ret = -EINVAL;
+	if (sscanf(argv[4], "%llu%c", &tmpll, &dummy) != 1 ||
+	    tmpll != (sector_t)tmpll) {
+		ti->error = "Invalid device sector";
+		goto bad;
+	}
+	if (tmpll & (dus_sectors - 1)) {
+		ti->error = "Device sector is not a multiple of sector_size";
+		goto bad;
+	}
+	ctx->start = tmpll;
+
+	/* The DUN of the last data unit sets how many DUN bytes are needed. */
+	max_dun = (ctx->iv_offset + ti->len - dus_sectors) >> ctx->iv_shift;
+	ret = blk_crypto_init_key(&ctx->key, raw_key, ctx->cipher->mode,
+				  max_t(unsigned int, 1, DIV_ROUND_UP(fls64(max_dun), 8)),
+				  ctx->sector_size);
+	if (ret) {
+		ti->error = "Cannot initialize blk-crypto key";
+		goto bad;
+	}
+
+	if (test_bit(INLINECRYPT_INLINE_ONLY, &ctx->flags) &&
+	    !blk_crypto_config_supported_natively(ctx->dev->bdev,
+						  &ctx->key.crypto_cfg)) {
+		ti->error = "No inline encryption hardware for this config (inline_only)";
+		ret = -EOPNOTSUPP;
+		goto bad;
+	}
+
+	ret = blk_crypto_start_using_key(ctx->dev->bdev, &ctx->key);
+	if (ret) {
+		ti->error = "Neither the device nor blk-crypto-fallback can use this cipher";
+		goto bad;
+	}
+	ctx->key_started = true;
+
+	/*
+	 * With sector_size > 512 and without iv_large_sectors the IV counts
+	 * 512-byte sectors, so consecutive data units have DUNs that differ
+	 * by sector_size / 512, while blk-crypto (and the hardware) add one
+	 * per data unit. Every bio then carries a single data unit, whose DUN
+	 * is its own sector number; blk-crypto never merges two of them
+	 * because their DUNs are not contiguous.
+	 */
+	if (ctx->sector_size > SECTOR_SIZE && !ctx->iv_shift) {
+		ret = dm_set_target_max_io_len(ti, dus_sectors);
+		if (ret) {
+			ti->error = "Cannot limit I/O to one data unit";
+			goto bad;
+		}
+	}
+
+	ti->num_flush_bios = 1;
+	if (test_bit(INLINECRYPT_ALLOW_DISCARDS, &ctx->flags))
+		ti->num_discard_bios = 1;
+	ti->per_io_data_size = sizeof(struct inlinecrypt_io);
+
+	/*
+	 * DM_TARGET_PASSES_CRYPTO lets the dm device advertise the inline
+	 * encryption capabilities of the devices below, so that fscrypt
+	 * above sends bios that already carry its own key. Only passthrough
+	 * asks for that: without it the device must not advertise anything,
+	 * so that blk-crypto-fallback does the upper layer's encryption
+	 * above this target and every byte this target writes is encrypted
+	 * with the volume key. The feature is a property of the target type,
+	 * so passthrough tables use a copy of the type that has it.
+	 */
+	if (test_bit(INLINECRYPT_PASSTHROUGH, &ctx->flags))
+		ti->type = &inlinecrypt_passthrough_target;
+
+	memzero_explicit(raw_key, sizeof(raw_key));
+	return 0;
+
+bad:
+	memzero_explicit(raw_key, sizeof(raw_key));
+	inlinecrypt_dtr(ti);
+	return ret;
+}
+
+static int inlinecrypt_map(struct dm_target *ti, struct bio *bio)
+{
+	struct inlinecrypt_ctx *ctx = ti->private;
+	struct inlinecrypt_io *io = dm_per_bio_data(bio, sizeof(*io));
+	sector_t offset = dm_target_offset(ti, bio->bi_iter.bi_sector);
+	u64 dun[BLK_CRYPTO_DUN_ARRAY_SIZE] = { };
+
+	io->bytes = 0;
+	bio_set_dev(bio, ctx->dev->bdev);
+	if (bio_sectors(bio))
+		bio->bi_iter.bi_sector = ctx->start + offset;
+
+	/* Flushes and discards carry no data to encrypt. */
+	if (!bio_has_data(bio))
+		return DM_MAPIO_REMAPPED;
+
+	if (bio_has_crypt_ctx(bio)) {
+		/*
+		 * Only a passthrough table advertises crypto capabilities;
+		 * otherwise blk-crypto-fallback has already replaced the
+		 * upper layer's context before the bio reached this target.
+		 */
+		if (!test_bit(INLINECRYPT_PASSTHROUGH, &ctx->flags))
+			return DM_MAPIO_KILL;
+		atomic64_inc(&ctx->stats[INLINECRYPT_BIOS_PASSED_THROUGH]);
+		return DM_MAPIO_REMAPPED;
+	}
+
+	/* A partial data unit would be encrypted with the wrong IV. */
+	if (unlikely((offset & ((ctx->sector_size >> SECTOR_SHIFT) - 1)) ||
+		     (bio->bi_iter.bi_size & (ctx->sector_size - 1))))
+		return DM_MAPIO_KILL;
+	if (unlikely(ti->max_io_len && bio->bi_iter.bi_size != ctx->sector_size))
+		return DM_MAPIO_KILL;
+
+	dun[0] = (ctx->iv_offset + offset) >> ctx->iv_shift;
+	bio_crypt_set_ctx(bio, &ctx->key, dun, GFP_NOIO);
+	io->bytes = bio->bi_iter.bi_size;
+	return DM_MAPIO_REMAPPED;
+}
+
+static int inlinecrypt_end_io(struct dm_target *ti, struct bio *bio,
+			      blk_status_t *error)
+{
+	struct inlinecrypt_ctx *ctx = ti->private;
+	struct inlinecrypt_io *io = dm_per_bio_data(bio, sizeof(*io));
+
+	if (io->bytes && !*error) {
+		if (bio_data_dir(bio) == WRITE) {
+			atomic64_inc(&ctx->stats[INLINECRYPT_BIOS_ENCRYPTED]);
+			atomic64_add(io->bytes, &ctx->stats[INLINECRYPT_BYTES_ENCRYPTED]);
+		} else {
+			atomic64_inc(&ctx->stats[INLINECRYPT_BIOS_DECRYPTED]);
+			atomic64_add(io->bytes, &ctx->stats[INLINECRYPT_BYTES_DECRYPTED]);
+		}
+	}
+	return DM_ENDIO_DONE;
+}
+
+static void inlinecrypt_status(struct dm_target *ti, status_type_t type,
+			       unsigned int status_flags, char *result,
+			       unsigned int maxlen)
+{
+	struct inlinecrypt_ctx *ctx = ti->private;
+	unsigned int sz = 0, flag, num_feature_args;
+	bool hw;
+
+	switch (type) {
+	case STATUSTYPE_INFO:
+		hw = blk_crypto_config_supported_natively(ctx->dev->bdev,
+							  &ctx->key.crypto_cfg);
+		DMEMIT("%s %s %u %lld %lld %lld %lld %lld",
+		       hw ? "hw" : "fallback", ctx->cipher->name,
+		       ctx->sector_size,
+		       atomic64_read(&ctx->stats[INLINECRYPT_BIOS_ENCRYPTED]),
+		       atomic64_read(&ctx->stats[INLINECRYPT_BYTES_ENCRYPTED]),
+		       atomic64_read(&ctx->stats[INLINECRYPT_BIOS_DECRYPTED]),
+		       atomic64_read(&ctx->stats[INLINECRYPT_BYTES_DECRYPTED]),
+		       atomic64_read(&ctx->stats[INLINECRYPT_BIOS_PASSED_THROUGH]));
+		break;
+
+	case STATUSTYPE_TABLE:
+		DMEMIT("%s ", ctx->cipher->name);
+		if (ctx->key_string)
+			DMEMIT(":%u:%s", ctx->key.size, ctx->key_string);
+		else
+			DMEMIT("%*phN", ctx->key.size, ctx->key.raw);
+		DMEMIT(" %llu %s %llu", (unsigned long long)ctx->iv_offset,
+		       ctx->dev->name, (unsigned long long)ctx->start);
+
+		num_feature_args = hweight_long(ctx->flags) +
+				   (ctx->sector_size != SECTOR_SIZE);
+		if (!num_feature_args)
+			break;
+		DMEMIT(" %u", num_feature_args);
+		for (flag = 0; flag < INLINECRYPT_NR_FLAGS; flag++) {
+			if (flag == INLINECRYPT_IV_LARGE_SECTORS &&
+			    ctx->sector_size != SECTOR_SIZE)
+				DMEMIT(" sector_size:%u", ctx->sector_size);
+			if (test_bit(flag, &ctx->flags))
+				DMEMIT(" %s", inlinecrypt_flag_names[flag]);
+		}
+		break;
+
+	case STATUSTYPE_IMA:
+		DMEMIT_TARGET_NAME_VERSION(ti->type);
+		for (flag = 0; flag < INLINECRYPT_NR_FLAGS; flag++)
+			DMEMIT(",%s=%c", inlinecrypt_flag_names[flag],
+			       test_bit(flag, &ctx->flags) ? 'y' : 'n');
+		DMEMIT(",sector_size=%u", ctx->sector_size);
+		DMEMIT(",cipher_string=%s", ctx->cipher->name);
+		DMEMIT(",key_size=%u", ctx->key.size);
+		DMEMIT(",key_source=%s", ctx->key_string ? "keyring" : "hex");
+		DMEMIT(";");
+		break;
+	}
+}
+
+static int inlinecrypt_prepare_ioctl(struct dm_target *ti,
+				     struct block_device **bdev)
+{
+	struct inlinecrypt_ctx *ctx = ti->private;
+
+	*bdev = ctx->dev->bdev;
+	/*
+	 * An ioctl such as SG_IO reaches the device below unencrypted; pass
+	 * them only when the mapping is the whole device, so that at least
+	 * nothing outside the volume can be reached through it.
+	 */
+	if (ctx->start || ti->len != bdev_nr_sectors(ctx->dev->bdev))
+		return -ENOTTY;
+	return 0;
+}
+
+static int inlinecrypt_iterate_devices(struct dm_target *ti,
+				       iterate_devices_callout_fn fn, void *data)
+{
+	struct inlinecrypt_ctx *ctx = ti->private;
+
+	return fn(ti, ctx->dev, ctx->start, ti->len, data);
+}
+
+static void inlinecrypt_io_hints(struct dm_target *ti,
+				 struct queue_limits *limits)
+{
+	struct inlinecrypt_ctx *ctx = ti->private;
+
+	limits->logical_block_size =
+		max_t(unsigned int, limits->logical_block_size, ctx->sector_size);
+	limits->physical_block_size =
+		max_t(unsigned int, limits->physical_block_size, ctx->sector_size);
+	limits->io_min = max_t(unsigned int, limits->io_min, ctx->sector_size);
+	/* blk-crypto needs every segment aligned to the data unit size. */
+	limits->dma_alignment = limits->logical_block_size - 1;
+}
+
+static struct target_type inlinecrypt_target = {
+	.name = "inlinecrypt",
+	.version = {1, 0, 0},
+	.module = THIS_MODULE,
+	.ctr = inlinecrypt_ctr,
+	.dtr = inlinecrypt_dtr,
+	.map = inlinecrypt_map,
+	.end_io = inlinecrypt_end_io,
+	.status = inlinecrypt_status,
+	.prepare_ioctl = inlinecrypt_prepare_ioctl,
+	.iterate_devices = inlinecrypt_iterate_devices,
+	.io_hints = inlinecrypt_io_hints,
+};
+
+/* Never registered: the type of passthrough tables, see inlinecrypt_ctr(). */
+static struct target_type inlinecrypt_passthrough_target = {
+	.name = "inlinecrypt",
+	.version = {1, 0, 0},
+	.features = DM_TARGET_PASSES_CRYPTO,
+	.module = THIS_MODULE,
+	.ctr = inlinecrypt_ctr,
+	.dtr = inlinecrypt_dtr,
+	.map = inlinecrypt_map,
+	.end_io = inlinecrypt_end_io,
+	.status = inlinecrypt_status,
+	.prepare_ioctl = inlinecrypt_prepare_ioctl,
+	.iterate_devices = inlinecrypt_iterate_devices,
+	.io_hints = inlinecrypt_io_hints,
+};
+module_dm(inlinecrypt);
+
+MODULE_DESCRIPTION(DM_NAME " target encrypting through blk-crypto, compatible with dm-crypt");
+MODULE_LICENSE("GPL");

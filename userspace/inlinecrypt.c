@@ -1,0 +1,525 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * inlinecrypt: open, close and show dm-inlinecrypt mappings, in the manner of
+ * cryptsetup(8); `open --luks` maps an existing LUKS volume through
+ * blk-crypto instead of dm-crypt, without re-encrypting it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "dm.h"
+#include "keyring.h"
+#include "luks.h"
+#include "table.h"
+#include "util.h"
+
+#define PROG "inlinecrypt"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage:\n"
+		" " PROG " [options] open <device> <name>\n"
+		" " PROG " [options] open --luks <device> <name>\n"
+		" " PROG " close <name>\n"
+		" " PROG " status <name>\n"
+		"\n"
+		"Map a block device through dm-inlinecrypt: encryption by the inline\n"
+		"crypto engine of the device below (blk-crypto), or by\n"
+		"blk-crypto-fallback, with dm-crypt's on-disk format.\n"
+		"\n"
+		"Plain mapping (key given as is, not hashed):\n"
+		" -c, --cipher <cipher>       aes-xts-plain64 (default, 512-bit key),\n"
+		"                             aes-cbc-essiv:sha256 (128),\n"
+		"                             xchacha12,aes-adiantum-plain64 (256),\n"
+		"                             sm4-xts-plain64 (256)\n"
+		" -d, --key-file <file>       raw key bytes; '-' reads standard input\n"
+		"     --keyfile-offset <n>    skip n bytes of the key file\n"
+		" -l, --keyfile-size <n>      bytes of key to read (the cipher's key size)\n"
+		"     --key-desc <desc>       key in the kernel keyring: logon:<desc>,\n"
+		"                             user:<desc> or :<size>:<type>:<desc>\n"
+		" -s, --key-size <bits>       check the key size of the cipher\n"
+		"     --sector-size <n>       data unit size: 512, 1024, 2048 or 4096\n"
+		"     --iv-large-sectors      IV counts data units, not 512-byte sectors\n"
+		" -o, --offset <n>            start at sector n of the device (512-byte)\n"
+		" -p, --skip, --iv-offset <n> add n to the IV sector number\n"
+		"     --size <n>              map n sectors (default: to the end)\n"
+		"\n"
+		"LUKS volume (made by cryptsetup luksFormat):\n"
+		"     --luks, --type luks     read cipher, key and layout from the header\n"
+		"     --header <file>         detached LUKS header\n"
+		"     --disable-keyring       volume key in the table in hex, not passed\n"
+		"                             through the kernel keyring\n"
+		" -d, --key-file <file>       passphrase file ('-': standard input, all of it)\n"
+		" -T, --tries <n>             passphrase attempts on a terminal (default 3)\n"
+		"\n"
+		"Both:\n"
+		" -r, --readonly              read-only mapping\n"
+		"     --allow-discards        pass discards down\n"
+		"     --inline-only           fail unless the device has the crypto engine\n"
+		"     --passthrough           leave bios that carry a crypto context alone\n"
+		"     --dry-run               print the table instead of creating it\n"
+		"     --show-keys             print keys in --dry-run and status output\n"
+		" -v, --verbose               more messages\n"
+		" -h, --help                  display this help\n"
+		" -V, --version               display version\n"
+		"\n"
+		"Without --key-file, a LUKS passphrase is read from the terminal, or one\n"
+		"line of standard input. Exit status: 0 ok, 1 wrong parameters, 2 bad\n"
+		"passphrase, 3 out of memory, 4 wrong device, 5 device exists or busy.\n");
+}
+
+static int errno_exit(int e)
+{
+	switch (e) {
+	case 0:
+		return IC_EXIT_OK;
+	case EPERM: case EACCES:
+		return IC_EXIT_PERM;
+	case ENOMEM:
+		return IC_EXIT_NOMEM;
+	case ENODEV: case ENOENT: case ENXIO: case ENOTBLK:
+		return IC_EXIT_DEVICE;
+	case EBUSY: case EEXIST:
+		return IC_EXIT_BUSY;
+	default:
+		return IC_EXIT_USAGE;
+	}
+}
+
+/*
+ * Size of @device in 512-byte sectors and how the table names it
+ * (major:minor). A regular file is accepted only by --dry-run.
+ */
+static int device_info(const char *device, bool dry_run, uint64_t *sectors,
+		       char *path, size_t pathlen)
+{
+	struct stat st;
+	uint64_t bytes = 0;
+	int fd, e;
+
+	fd = open(device, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) != 0) {
+		e = errno;
+		fprintf(stderr, PROG ": device %s does not exist or access denied: %s\n",
+			device, strerror(e));
+		if (fd >= 0)
+			close(fd);
+		return IC_EXIT_DEVICE;
+	}
+	if (S_ISBLK(st.st_mode)) {
+		if (ioctl(fd, BLKGETSIZE64, &bytes) != 0) {
+			e = errno;
+			fprintf(stderr, PROG ": %s: cannot get device size: %s\n", device,
+				strerror(e));
+			close(fd);
+			return IC_EXIT_DEVICE;
+		}
+		snprintf(path, pathlen, "%u:%u", major(st.st_rdev), minor(st.st_rdev));
+	} else if (S_ISREG(st.st_mode) && dry_run) {
+		bytes = (uint64_t)st.st_size;
+		snprintf(path, pathlen, "%s", device);
+	} else {
+		fprintf(stderr, PROG ": %s is not a block device\n", device);
+		close(fd);
+		return IC_EXIT_DEVICE;
+	}
+	close(fd);
+	*sectors = bytes >> IC_SECTOR_SHIFT;
+	return IC_EXIT_OK;
+}
+
+/* The key of a plain mapping: from a key file or a keyring reference. */
+static int plain_key(const struct ic_args *a, struct ic_table *t)
+{
+	unsigned int size = t->cipher->key_size;
+	long n;
+
+	if (a->key_desc) {
+		char err[512];
+		int r;
+
+		if (ic_key_parse_desc(a->key_desc, size, &t->key, err, sizeof(err)) != 0) {
+			fprintf(stderr, PROG ": --key-desc %s: %s\n", a->key_desc, err);
+			return IC_EXIT_USAGE;
+		}
+		if (a->dry_run)
+			return IC_EXIT_OK;
+		r = ic_keyring_check(&t->key, err, sizeof(err));
+		if (r) {
+			fprintf(stderr, PROG ": %s\n", err);
+			return r == -ENOKEY ? IC_EXIT_PERM : IC_EXIT_USAGE;
+		}
+		return IC_EXIT_OK;
+	}
+	n = read_key_file(a->key_file, a->keyfile_offset, t->key.raw, size);
+	if (n < 0) {
+		fprintf(stderr, PROG ": cannot read key file %s: %s\n",
+			strcmp(a->key_file, "-") ? a->key_file : "(stdin)", strerror((int)-n));
+		return IC_EXIT_USAGE;
+	}
+	if ((unsigned long)n != size) {
+		wipe(t->key.raw, sizeof(t->key.raw));
+		fprintf(stderr, PROG ": key file %s holds %ld bytes, %s needs %u\n",
+			strcmp(a->key_file, "-") ? a->key_file : "(stdin)", n,
+			t->cipher->name, size);
+		return IC_EXIT_USAGE;
+	}
+	t->key.type = IC_KEY_RAW;
+	t->key.size = size;
+	return IC_EXIT_OK;
+}
+
+/* Replace the hex key in a parameter line by dashes, as dmsetup does. */
+static void mask_key(char *params)
+{
+	char *key = strchr(params, ' ');
+	size_t n;
+
+	if (!key || key[1] == ':')
+		return;
+	key++;
+	n = strcspn(key, " ");
+	memset(key, '-', n);
+}
+
+/*
+ * Like cryptsetup with LUKS2, hand the volume key to the kernel through the
+ * thread keyring, so the table names the key instead of holding its bytes
+ * (`dmsetup table` prints inlinecrypt's hex keys as they are). If the
+ * keyring cannot take it, the key stays in the table in hex.
+ * Return: the key's serial to drop after the load, or 0.
+ */
+static long luks_key_to_keyring(struct ic_table *t, const char *desc, bool verbose)
+{
+	long id = ic_keyring_add_thread(desc, t->key.raw, t->key.size);
+
+	if (id < 0) {
+		if (verbose)
+			fprintf(stderr, "Kernel keyring not usable (%s): volume key in the table.\n",
+				strerror((int)-id));
+		return 0;
+	}
+	wipe(t->key.raw, sizeof(t->key.raw));
+	t->key.type = IC_KEY_LOGON;
+	snprintf(t->key.desc, sizeof(t->key.desc), "%s", desc);
+	return id;
+}
+
+static int cmd_open(const struct ic_args *a, bool show_keys)
+{
+	const char *device = a->pos[0], *name = a->pos[1];
+	static struct ic_table t;	/* large: keep it off the stack */
+	static char dev_path[sizeof(t.dev_path)];
+	struct ic_dm_device dev;
+	char params[IC_PARAMS_MAX], uuid[130], why[512], err[512];
+	char key_desc[IC_KEY_DESC_MAX];
+	uint64_t sectors = 0;
+	long key_id = 0;
+	int ret, r;
+
+	ic_table_init(&t);
+	if (!a->dry_run) {
+		r = ic_dm_query(name, &dev);
+		if (r == 0) {
+			ic_dm_device_free(&dev);
+			fprintf(stderr, PROG ": device %s already exists\n", name);
+			return IC_EXIT_BUSY;
+		}
+	}
+	ret = device_info(device, a->dry_run, &sectors, dev_path, sizeof(dev_path));
+	if (ret)
+		return ret;
+
+	if (a->type == IC_TYPE_LUKS) {
+		ret = ic_luks_prepare(a, device, name, sectors, &t, uuid, sizeof(uuid),
+				      key_desc, sizeof(key_desc));
+		if (ret)
+			goto out;
+		if (!a->dry_run && !a->disable_keyring)
+			key_id = luks_key_to_keyring(&t, key_desc, a->verbose);
+		snprintf(t.dev_path, sizeof(t.dev_path), "%s", dev_path);
+	} else {
+		snprintf(uuid, sizeof(uuid), IC_UUID_PREFIX "PLAIN-%s", name);
+		if (ic_plain_table(a, dev_path, sectors, &t, err, sizeof(err)) != 0) {
+			fprintf(stderr, PROG ": %s: %s\n", device, err);
+			ret = IC_EXIT_USAGE;
+			goto out;
+		}
+		ret = plain_key(a, &t);
+		if (ret)
+			goto out;
+	}
+	if (ic_table_check(&t, err, sizeof(err)) != 0) {
+		fprintf(stderr, PROG ": %s: %s\n", device, err);
+		ret = IC_EXIT_USAGE;
+		goto out;
+	}
+	if (ic_table_params(&t, params, sizeof(params)) != 0) {
+		fprintf(stderr, PROG ": %s: table line too long\n", device);
+		ret = IC_EXIT_USAGE;
+		goto out;
+	}
+	if (a->dry_run) {
+		if (!show_keys)
+			mask_key(params);
+		printf("0 %llu " IC_TARGET_NAME " %s\n", (unsigned long long)t.length, params);
+		ret = IC_EXIT_OK;
+		goto wipe_params;
+	}
+	r = ic_dm_create(name, uuid, t.length, params, a->readonly, why, sizeof(why));
+	/* The target copied the key when it loaded the table. */
+	ic_keyring_drop(key_id);
+	key_id = 0;
+	if (r) {
+		fprintf(stderr, PROG ": cannot open %s as %s: %s\n", device, name,
+			*why ? why : strerror(-r));
+		ret = errno_exit(-r);
+	} else if (a->verbose) {
+		fprintf(stderr, "Device %s created (%llu sectors).\n", name,
+			(unsigned long long)t.length);
+	}
+wipe_params:
+	wipe(params, sizeof(params));
+out:
+	ic_keyring_drop(key_id);
+	ic_table_wipe(&t);
+	return ret;
+}
+
+static bool all_inlinecrypt(const struct ic_dm_device *dev)
+{
+	int i;
+
+	for (i = 0; i < dev->ntargets; i++)
+		if (strcmp(dev->targets[i].type, IC_TARGET_NAME) != 0)
+			return false;
+	return dev->ntargets > 0;
+}
+
+static int cmd_close(const struct ic_args *a, bool show_keys)
+{
+	const char *name = a->pos[0];
+	struct ic_dm_device dev;
+	int r;
+
+	(void)show_keys;
+	r = ic_dm_query(name, &dev);
+	if (r == -ENODEV) {
+		fprintf(stderr, PROG ": device %s is not active\n", name);
+		return IC_EXIT_DEVICE;
+	}
+	if (r) {
+		fprintf(stderr, PROG ": cannot query %s: %s\n", name, strerror(-r));
+		return errno_exit(-r);
+	}
+	if (!all_inlinecrypt(&dev)) {
+		ic_dm_device_free(&dev);
+		fprintf(stderr, PROG ": device %s is not a dm-inlinecrypt mapping\n", name);
+		return IC_EXIT_USAGE;
+	}
+	if (dev.open_count > 0) {
+		ic_dm_device_free(&dev);
+		fprintf(stderr, PROG ": device %s is still in use\n", name);
+		return IC_EXIT_BUSY;
+	}
+	ic_dm_device_free(&dev);
+	r = ic_dm_remove(name);
+	if (r) {
+		fprintf(stderr, PROG ": cannot close %s: %s\n", name,
+			r == -EBUSY ? "device is busy" : strerror(-r));
+		return errno_exit(-r);
+	}
+	return IC_EXIT_OK;
+}
+
+static const char *mapping_type(const char *uuid)
+{
+	static char type[16];
+	size_t n;
+
+	if (strncmp(uuid, IC_UUID_PREFIX, strlen(IC_UUID_PREFIX)) != 0)
+		return "n/a";
+	uuid += strlen(IC_UUID_PREFIX);
+	n = strcspn(uuid, "-");
+	if (!n || n >= sizeof(type))
+		return "n/a";
+	memcpy(type, uuid, n);
+	type[n] = '\0';
+	return type;
+}
+
+static void print_flags(const struct ic_table *t, bool readonly)
+{
+	printf("  mode:    %s\n", readonly ? "readonly" : "read/write");
+	if (!t->allow_discards && !t->iv_large_sectors && !t->inline_only && !t->passthrough)
+		return;
+	printf("  flags:  ");
+	if (t->allow_discards)
+		printf(" discards");
+	if (t->iv_large_sectors)
+		printf(" iv_large_sectors");
+	if (t->inline_only)
+		printf(" inline_only");
+	if (t->passthrough)
+		printf(" passthrough");
+	printf("\n");
+}
+
+static void print_target_status(const char *status)
+{
+	struct ic_target_status st;
+
+	if (!status || ic_status_parse(status, &st) != 0) {
+		printf("  target status: %s\n", status ? status : "");
+		return;
+	}
+	printf("  inline crypto: %s\n",
+	       strcmp(st.engine, "hw") == 0 ? "hw (inline encryption hardware)" :
+	       "fallback (blk-crypto-fallback, software)");
+	printf("  data unit size: %u\n", st.data_unit_size);
+	printf("  encrypted: %llu bios, %llu bytes\n",
+	       (unsigned long long)st.bios_encrypted, (unsigned long long)st.bytes_encrypted);
+	printf("  decrypted: %llu bios, %llu bytes\n",
+	       (unsigned long long)st.bios_decrypted, (unsigned long long)st.bytes_decrypted);
+	printf("  passed through: %llu bios\n", (unsigned long long)st.bios_passed_through);
+}
+
+static void print_target(const struct ic_dm_target *tg, bool readonly, bool show_keys)
+{
+	static struct ic_table t;
+	char devname[4096], err[256];
+	unsigned int maj, min;
+	char junk;
+
+	if (strcmp(tg->type, IC_TARGET_NAME) != 0) {
+		printf("  target:  %s (not dm-inlinecrypt)\n", tg->type);
+		return;
+	}
+	if (ic_table_parse(tg->params, &t, err, sizeof(err)) != 0) {
+		printf("  table:   cannot parse (%s)\n", err);
+		print_target_status(tg->status);
+		return;
+	}
+	printf("  cipher:  %s\n", t.cipher->name);
+	printf("  keysize: %u bits\n", t.key.size * 8);
+	if (t.key.type == IC_KEY_RAW) {
+		printf("  key location: dm-inlinecrypt\n");
+		if (show_keys) {
+			char hex[2 * MAX_KEY_SIZE + 1];
+
+			hex_encode(t.key.raw, t.key.size, hex);
+			printf("  key:     %s\n", hex);
+			wipe(hex, sizeof(hex));
+		}
+	} else {
+		printf("  key location: keyring (%s:%s)\n",
+		       t.key.type == IC_KEY_LOGON ? "logon" : "user", t.key.desc);
+	}
+	if (sscanf(t.dev_path, "%u:%u%c", &maj, &min, &junk) == 2)
+		ic_dm_devname(maj, min, devname, sizeof(devname));
+	else
+		snprintf(devname, sizeof(devname), "%s", t.dev_path);
+	printf("  device:  %s\n", devname);
+	printf("  sector size:  %u\n", t.sector_size);
+	printf("  offset:  %llu sectors\n", (unsigned long long)t.start);
+	if (t.iv_offset)
+		printf("  skipped: %llu sectors\n", (unsigned long long)t.iv_offset);
+	printf("  size:    %llu sectors\n", (unsigned long long)tg->length);
+	print_flags(&t, readonly);
+	print_target_status(tg->status);
+	ic_table_wipe(&t);
+}
+
+static int cmd_status(const struct ic_args *a, bool show_keys)
+{
+	const char *name = a->pos[0];
+	struct ic_dm_device dev;
+	int r, i;
+
+	r = ic_dm_query(name, &dev);
+	if (r == -ENODEV) {
+		printf("%s/%s is inactive.\n", ic_dm_dir(), name);
+		return IC_EXIT_DEVICE;
+	}
+	if (r) {
+		fprintf(stderr, PROG ": cannot query %s: %s\n", name, strerror(-r));
+		return errno_exit(-r);
+	}
+	printf("%s/%s is active%s.\n", ic_dm_dir(), name,
+	       dev.open_count > 0 ? " and is in use" : "");
+	printf("  type:    %s\n", mapping_type(dev.uuid));
+	if (dev.suspended)
+		printf("  suspended\n");
+	for (i = 0; i < dev.ntargets; i++) {
+		if (dev.ntargets > 1)
+			printf("  segment %d: start %llu, length %llu, %s\n", i,
+			       (unsigned long long)dev.targets[i].start,
+			       (unsigned long long)dev.targets[i].length,
+			       dev.targets[i].type);
+		print_target(&dev.targets[i], dev.readonly, show_keys);
+	}
+	ic_dm_device_free(&dev);
+	return IC_EXIT_OK;
+}
+
+/*
+ * The commands; each also needs its line in cli.c's actions[] (arguments,
+ * usage). Another command (e.g. "stat") is one more line in each.
+ */
+static const struct {
+	const char *name;
+	int (*fn)(const struct ic_args *a, bool show_keys);
+} commands[] = {
+	{ "open", cmd_open },
+	{ "close", cmd_close },
+	{ "status", cmd_status },
+};
+
+int main(int argc, char *argv[])
+{
+	struct ic_args a;
+	char err[512];
+	bool show_keys = false;
+	int i, j;
+
+	/* --show-keys is only for output, so it is taken out before parsing. */
+	for (i = j = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--show-keys") == 0)
+			show_keys = true;
+		else
+			argv[j++] = argv[i];
+	}
+	argc = j;
+	argv[argc] = NULL;
+
+	if (ic_args_parse(argc, argv, &a, err, sizeof(err)) != 0 ||
+	    ic_args_check(&a, err, sizeof(err)) != 0) {
+		fprintf(stderr, PROG ": %s\n", err);
+		return IC_EXIT_USAGE;
+	}
+	if (a.help) {
+		usage(stdout);
+		return IC_EXIT_OK;
+	}
+	if (a.version) {
+		printf(PROG " " VERSION "\n");
+		return IC_EXIT_OK;
+	}
+	if (!a.dry_run)
+		ic_dm_init(a.verbose);
+	for (i = 0; i < (int)(sizeof(commands) / sizeof(commands[0])); i++)
+		if (strcmp(a.action, commands[i].name) == 0)
+			return commands[i].fn(&a, show_keys);
+	/* ic_args_check() knows the same names: not reached. */
+	fprintf(stderr, PROG ": command '%s' is not implemented\n", a.action);
+	return IC_EXIT_USAGE;
+}

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* open --luks: read a LUKS header with libcryptsetup and unlock the volume key. */
+#ifndef INLINECRYPT_LUKS_H
+#define INLINECRYPT_LUKS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cli.h"
+#include "table.h"
+
+/* Keyring name of a LUKS volume key while its table loads (cf. cryptsetup:). */
+#define IC_LUKS_KEY_PREFIX "inlinecrypt:"
+
+/*
+ * ic_luks_prepare - load the LUKS header of @device (or --header), refuse
+ * what dm-inlinecrypt cannot express, unlock the volume key with a
+ * passphrase (terminal, standard input or --key-file) and fill @t (all but
+ * dev_path), @uuid (the dm uuid for the mapping @name) and @key_desc (the
+ * keyring description for the volume key, "inlinecrypt:<LUKS uuid>-d0").
+ * @device_sectors: size of the data device in 512-byte sectors.
+ * Return: an IC_EXIT_* code; messages already printed.
+ */
+int ic_luks_prepare(const struct ic_args *a, const char *device, const char *name,
+		    uint64_t device_sectors, struct ic_table *t,
+		    char *uuid, size_t uuidlen, char *key_desc, size_t desclen);
+
+#endif

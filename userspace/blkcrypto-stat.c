@@ -835,19 +835,12 @@ static int print_timeline(const struct record *r, unsigned long max_lines,
 	return ret;
 }
 
-static int cmd_replay(const char *path, unsigned long max_lines, bool summary_only)
+static int replay_stream(FILE *f, unsigned long max_lines, bool summary_only)
 {
 	struct record r = { 0 };
-	FILE *f = strcmp(path, "-") ? fopen(path, "re") : stdin;
 	int ret;
 
-	if (!f) {
-		fprintf(stderr, PROG ": %s: cannot open: %s\n", path, strerror(errno));
-		return EXIT_FAIL;
-	}
 	ret = record_read(f, &r);
-	if (f != stdin)
-		fclose(f);
 	if (ret == 0)
 		ret = print_timeline(&r, max_lines, summary_only);
 	record_free(&r);
@@ -856,6 +849,23 @@ static int cmd_replay(const char *path, unsigned long max_lines, bool summary_on
 		return EXIT_FAIL;
 	}
 	return EXIT_OK;
+}
+
+static int cmd_replay(const char *path, unsigned long max_lines, bool summary_only)
+{
+	FILE *f;
+	int ret;
+
+	if (strcmp(path, "-") == 0)
+		return replay_stream(stdin, max_lines, summary_only);
+	f = fopen(path, "re");
+	if (!f) {
+		fprintf(stderr, PROG ": %s: cannot open: %s\n", path, strerror(errno));
+		return EXIT_FAIL;
+	}
+	ret = replay_stream(f, max_lines, summary_only);
+	fclose(f);
+	return ret;
 }
 
 /* ---- tracefs ---------------------------------------------------------- */

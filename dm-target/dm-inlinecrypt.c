@@ -701,22 +701,24 @@ static struct target_type inlinecrypt_target = {
 	.io_hints = inlinecrypt_io_hints,
 };
 
-/* Never registered: the type of passthrough tables, see inlinecrypt_ctr(). */
-static struct target_type inlinecrypt_passthrough_target = {
-	.name = "inlinecrypt",
-	.version = {1, 0, 0},
-	.features = DM_TARGET_PASSES_CRYPTO,
-	.module = THIS_MODULE,
-	.ctr = inlinecrypt_ctr,
-	.dtr = inlinecrypt_dtr,
-	.map = inlinecrypt_map,
-	.end_io = inlinecrypt_end_io,
-	.status = inlinecrypt_status,
-	.prepare_ioctl = inlinecrypt_prepare_ioctl,
-	.iterate_devices = inlinecrypt_iterate_devices,
-	.io_hints = inlinecrypt_io_hints,
-};
-module_dm(inlinecrypt);
+static int __init dm_inlinecrypt_init(void)
+{
+	/*
+	 * The type of passthrough tables, never registered: the same target
+	 * with DM_TARGET_PASSES_CRYPTO set, see inlinecrypt_ctr().
+	 */
+	inlinecrypt_passthrough_target = inlinecrypt_target;
+	inlinecrypt_passthrough_target.features |= DM_TARGET_PASSES_CRYPTO;
+	return dm_register_target(&inlinecrypt_target);
+}
+
+static void __exit dm_inlinecrypt_exit(void)
+{
+	dm_unregister_target(&inlinecrypt_target);
+}
+
+module_init(dm_inlinecrypt_init);
+module_exit(dm_inlinecrypt_exit);
 
 MODULE_DESCRIPTION(DM_NAME " target encrypting through blk-crypto, compatible with dm-crypt");
 MODULE_LICENSE("GPL");

@@ -8,19 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
-
-__attribute__((format(printf, 3, 4)))
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	if (err && errlen) {
-		va_list ap;
-
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return -1;
-}
+#include "util.h"
 
 enum {
 	OPT_KEYFILE_OFFSET = 256,
@@ -70,7 +58,7 @@ static const struct option long_options[] = {
 static int number(const char *opt, const char *val, uint64_t *out, char *err, size_t errlen)
 {
 	if (parse_u64(val, out) != 0)
-		return fail(err, errlen, "option --%s: '%s' is not a number", opt, val);
+		return set_error(err, errlen, "option --%s: '%s' is not a number", opt, val);
 	return 0;
 }
 
@@ -131,7 +119,7 @@ int ic_args_parse(int argc, char *argv[], struct ic_args *a, char *err, size_t e
 			if (number(opt_name(c, idx), optarg, &v, err, errlen))
 				return -1;
 			if (v == 0 || v % 8 || v > 8 * MAX_KEY_SIZE)
-				return fail(err, errlen, "option --key-size: %s bits is not a "
+				return set_error(err, errlen, "option --key-size: %s bits is not a "
 					    "key size", optarg);
 			a->key_size_bits = (unsigned int)v;
 			break;
@@ -139,7 +127,7 @@ int ic_args_parse(int argc, char *argv[], struct ic_args *a, char *err, size_t e
 			if (number(opt_name(c, idx), optarg, &v, err, errlen))
 				return -1;
 			if (v != 512 && v != 1024 && v != 2048 && v != 4096)
-				return fail(err, errlen, "option --sector-size: %s is not 512, "
+				return set_error(err, errlen, "option --sector-size: %s is not 512, "
 					    "1024, 2048 or 4096", optarg);
 			a->sector_size = (unsigned int)v;
 			break;
@@ -157,7 +145,7 @@ int ic_args_parse(int argc, char *argv[], struct ic_args *a, char *err, size_t e
 			if (number(opt_name(c, idx), optarg, &a->size, err, errlen))
 				return -1;
 			if (a->size == 0)
-				return fail(err, errlen, "option --size: size must not be zero");
+				return set_error(err, errlen, "option --size: size must not be zero");
 			a->size_set = true;
 			break;
 		case 'r':
@@ -185,7 +173,7 @@ int ic_args_parse(int argc, char *argv[], struct ic_args *a, char *err, size_t e
 				 strcmp(optarg, "luks2") == 0)
 				a->type = IC_TYPE_LUKS;
 			else
-				return fail(err, errlen, "option --type: '%s' is not plain, luks, "
+				return set_error(err, errlen, "option --type: '%s' is not plain, luks, "
 					    "luks1 or luks2", optarg);
 			break;
 		case OPT_HEADER:
@@ -195,7 +183,7 @@ int ic_args_parse(int argc, char *argv[], struct ic_args *a, char *err, size_t e
 			if (number(opt_name(c, idx), optarg, &v, err, errlen))
 				return -1;
 			if (v == 0 || v > 100)
-				return fail(err, errlen, "option --tries: %s is not 1 to 100",
+				return set_error(err, errlen, "option --tries: %s is not 1 to 100",
 					    optarg);
 			a->tries = (unsigned int)v;
 			break;
@@ -206,19 +194,19 @@ int ic_args_parse(int argc, char *argv[], struct ic_args *a, char *err, size_t e
 			a->disable_keyring = true;
 			break;
 		case ':':
-			return fail(err, errlen, "option %s needs an argument",
+			return set_error(err, errlen, "option %s needs an argument",
 				    argv[optind - 1]);
 		default:
 			if (optopt && optopt < 256)
-				return fail(err, errlen, "unknown option -%c", optopt);
-			return fail(err, errlen, "unknown option %s", argv[optind - 1]);
+				return set_error(err, errlen, "unknown option -%c", optopt);
+			return set_error(err, errlen, "unknown option %s", argv[optind - 1]);
 		}
 	}
 	if (optind < argc)
 		a->action = argv[optind++];
 	while (optind < argc) {
 		if (a->npos == (int)(sizeof(a->pos) / sizeof(a->pos[0])))
-			return fail(err, errlen, "too many arguments");
+			return set_error(err, errlen, "too many arguments");
 		a->pos[a->npos++] = argv[optind++];
 	}
 	return 0;
@@ -243,21 +231,21 @@ static int plain_only(const struct ic_args *a, char *err, size_t errlen)
 	static const char *hdr = "is read from the LUKS header";
 
 	if (a->cipher)
-		return fail(err, errlen, "--cipher cannot be used with --luks: the cipher %s", hdr);
+		return set_error(err, errlen, "--cipher cannot be used with --luks: the cipher %s", hdr);
 	if (a->key_size_bits)
-		return fail(err, errlen, "--key-size cannot be used with --luks: the key size %s",
+		return set_error(err, errlen, "--key-size cannot be used with --luks: the key size %s",
 			    hdr);
 	if (a->sector_size)
-		return fail(err, errlen, "--sector-size cannot be used with --luks: the sector "
+		return set_error(err, errlen, "--sector-size cannot be used with --luks: the sector "
 			    "size %s", hdr);
 	if (a->offset_set || a->skip_set || a->size_set)
-		return fail(err, errlen, "--offset, --skip and --size cannot be used with "
+		return set_error(err, errlen, "--offset, --skip and --size cannot be used with "
 			    "--luks: the data segment %s", hdr);
 	if (a->key_desc)
-		return fail(err, errlen, "--key-desc cannot be used with --luks: the volume key "
+		return set_error(err, errlen, "--key-desc cannot be used with --luks: the volume key "
 			    "comes from a keyslot");
 	if (a->iv_large_sectors)
-		return fail(err, errlen, "--iv-large-sectors cannot be used with --luks: LUKS "
+		return set_error(err, errlen, "--iv-large-sectors cannot be used with --luks: LUKS "
 			    "volumes count IVs in 512-byte sectors");
 	return 0;
 }
@@ -269,44 +257,44 @@ int ic_args_check(const struct ic_args *a, char *err, size_t errlen)
 	if (a->help || a->version)
 		return 0;
 	if (!a->action)
-		return fail(err, errlen, "no command given (try --help)");
+		return set_error(err, errlen, "no command given (try --help)");
 	for (i = 0; i < sizeof(actions) / sizeof(actions[0]); i++)
 		if (strcmp(a->action, actions[i].name) == 0)
 			break;
 	if (i == sizeof(actions) / sizeof(actions[0]))
-		return fail(err, errlen, "unknown command '%s' (try --help)", a->action);
+		return set_error(err, errlen, "unknown command '%s' (try --help)", a->action);
 	if (a->npos != actions[i].nargs)
-		return fail(err, errlen, "usage: inlinecrypt %s", actions[i].usage);
+		return set_error(err, errlen, "usage: inlinecrypt %s", actions[i].usage);
 	if (strcmp(a->action, "open") != 0)
 		return 0;
 
 	if (strchr(a->pos[1], '/') || !strcmp(a->pos[1], ".") || !strcmp(a->pos[1], "..") ||
 	    strlen(a->pos[1]) >= 128)
-		return fail(err, errlen, "invalid mapping name '%s'", a->pos[1]);
+		return set_error(err, errlen, "invalid mapping name '%s'", a->pos[1]);
 	if (a->key_file && a->key_desc)
-		return fail(err, errlen, "--key-file and --key-desc are two key sources: give one");
+		return set_error(err, errlen, "--key-file and --key-desc are two key sources: give one");
 	if ((a->keyfile_offset || a->keyfile_size_set) && !a->key_file)
-		return fail(err, errlen, "--keyfile-offset and --keyfile-size need --key-file");
+		return set_error(err, errlen, "--keyfile-offset and --keyfile-size need --key-file");
 	if (a->type == IC_TYPE_LUKS)
 		return plain_only(a, err, errlen);
 	if (a->header)
-		return fail(err, errlen, "--header is for --luks volumes");
+		return set_error(err, errlen, "--header is for --luks volumes");
 	if (!a->key_file && !a->key_desc)
-		return fail(err, errlen, "a plain mapping needs a key: --key-file or --key-desc");
+		return set_error(err, errlen, "a plain mapping needs a key: --key-file or --key-desc");
 	if (a->cipher && !ic_cipher_lookup(a->cipher))
-		return fail(err, errlen, "unknown cipher '%s' (known: aes-xts-plain64, "
+		return set_error(err, errlen, "unknown cipher '%s' (known: aes-xts-plain64, "
 			    "aes-cbc-essiv:sha256, xchacha12,aes-adiantum-plain64, "
 			    "sm4-xts-plain64)", a->cipher);
 	if (a->key_size_bits && a->key_size_bits != 8 * ic_key_size(a))
-		return fail(err, errlen, "--key-size %u does not fit %s, which takes %u bits",
+		return set_error(err, errlen, "--key-size %u does not fit %s, which takes %u bits",
 			    a->key_size_bits, a->cipher ? a->cipher : IC_DEFAULT_CIPHER,
 			    8 * ic_key_size(a));
 	if (a->keyfile_size_set && a->keyfile_size != ic_key_size(a))
-		return fail(err, errlen, "--keyfile-size %llu does not fit %s, which takes a "
+		return set_error(err, errlen, "--keyfile-size %llu does not fit %s, which takes a "
 			    "%u-byte key", (unsigned long long)a->keyfile_size,
 			    a->cipher ? a->cipher : IC_DEFAULT_CIPHER, ic_key_size(a));
 	if (a->iv_large_sectors && (!a->sector_size || a->sector_size == 512))
-		return fail(err, errlen, "--iv-large-sectors needs --sector-size above 512");
+		return set_error(err, errlen, "--iv-large-sectors needs --sector-size above 512");
 	return 0;
 }
 
@@ -330,20 +318,20 @@ int ic_plain_table(const struct ic_args *a, const char *device, uint64_t device_
 {
 	t->cipher = ic_cipher_lookup(a->cipher ? a->cipher : IC_DEFAULT_CIPHER);
 	if (!t->cipher)
-		return fail(err, errlen, "unknown cipher '%s'", a->cipher);
+		return set_error(err, errlen, "unknown cipher '%s'", a->cipher);
 	t->sector_size = a->sector_size ? a->sector_size : IC_SECTOR_SIZE;
 	t->start = a->offset;
 	t->iv_offset = a->skip;
 	if (strlen(device) >= sizeof(t->dev_path))
-		return fail(err, errlen, "device path too long");
+		return set_error(err, errlen, "device path too long");
 	snprintf(t->dev_path, sizeof(t->dev_path), "%s", device);
 	if (a->offset >= device_sectors)
-		return fail(err, errlen, "offset %llu is beyond the end of the device (%llu "
+		return set_error(err, errlen, "offset %llu is beyond the end of the device (%llu "
 			    "sectors)", (unsigned long long)a->offset,
 			    (unsigned long long)device_sectors);
 	if (a->size_set) {
 		if (a->size > device_sectors - a->offset)
-			return fail(err, errlen, "size %llu plus offset %llu is beyond the end "
+			return set_error(err, errlen, "size %llu plus offset %llu is beyond the end "
 				    "of the device (%llu sectors)",
 				    (unsigned long long)a->size, (unsigned long long)a->offset,
 				    (unsigned long long)device_sectors);

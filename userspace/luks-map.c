@@ -7,19 +7,7 @@
 #include <string.h>
 
 #include "luks-map.h"
-
-__attribute__((format(printf, 3, 4)))
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	if (err && errlen) {
-		va_list ap;
-
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return -1;
-}
+#include "util.h"
 
 static void list_ciphers(char *buf, size_t len)
 {
@@ -44,11 +32,11 @@ const struct ic_cipher *ic_luks_cipher(const char *cipher, const char *mode,
 	const char *iv;
 
 	if (!cipher || !mode || !*cipher || !*mode) {
-		fail(err, errlen, "the header names no cipher");
+		set_error(err, errlen, "the header names no cipher");
 		return NULL;
 	}
 	if (strncmp(cipher, "capi:", 5) == 0) {
-		fail(err, errlen, "cipher '%s' is in kernel crypto API notation, "
+		set_error(err, errlen, "cipher '%s' is in kernel crypto API notation, "
 		     "which has no blk-crypto equivalent", cipher);
 		return NULL;
 	}
@@ -56,7 +44,7 @@ const struct ic_cipher *ic_luks_cipher(const char *cipher, const char *mode,
 	c = ic_cipher_lookup(name);
 	if (c) {
 		if (c->key_size != key_size) {
-			fail(err, errlen, "cipher %s with a %u-bit key has no blk-crypto mode: "
+			set_error(err, errlen, "cipher %s with a %u-bit key has no blk-crypto mode: "
 			     "blk-crypto's %s takes only %u-bit keys",
 			     name, key_size * 8, c->blk_crypto_mode, c->key_size * 8);
 			return NULL;
@@ -66,12 +54,12 @@ const struct ic_cipher *ic_luks_cipher(const char *cipher, const char *mode,
 	/* Say why when a near miss is likely: the IV generator. */
 	iv = strchr(mode, '-');
 	if (iv && strcmp(iv + 1, "plain") == 0) {
-		fail(err, errlen, "cipher %s uses the 32-bit 'plain' IV, which wraps at 2 TiB; "
+		set_error(err, errlen, "cipher %s uses the 32-bit 'plain' IV, which wraps at 2 TiB; "
 		     "blk-crypto's data unit number is 64-bit (plain64)", name);
 		return NULL;
 	}
 	list_ciphers(known, sizeof(known));
-	fail(err, errlen, "cipher %s has no blk-crypto mode (supported: %s)", name, known);
+	set_error(err, errlen, "cipher %s has no blk-crypto mode (supported: %s)", name, known);
 	return NULL;
 }
 
@@ -82,18 +70,18 @@ int ic_luks_fill_table(const struct ic_luks_info *info, struct ic_table *t,
 	char why[512];
 
 	if (info->integrity && *info->integrity)
-		return fail(err, errlen, "%s volume has integrity protection (%s): "
+		return set_error(err, errlen, "%s volume has integrity protection (%s): "
 			    "blk-crypto has no authenticated encryption", type,
 			    info->integrity);
 	t->cipher = ic_luks_cipher(info->cipher, info->cipher_mode, info->key_size,
 				   why, sizeof(why));
 	if (!t->cipher)
-		return fail(err, errlen, "%s volume cannot be mapped: %s", type, why);
+		return set_error(err, errlen, "%s volume cannot be mapped: %s", type, why);
 	switch (info->sector_size) {
 	case 512: case 1024: case 2048: case 4096:
 		break;
 	default:
-		return fail(err, errlen, "%s volume has sector size %u: blk-crypto data units "
+		return set_error(err, errlen, "%s volume has sector size %u: blk-crypto data units "
 			    "are 512 to 4096 bytes", type, info->sector_size);
 	}
 	t->sector_size = info->sector_size;
@@ -151,32 +139,32 @@ int ic_luks_length(uint64_t device_sectors, uint64_t data_offset,
 	uint64_t len;
 
 	if (!units)
-		return fail(err, errlen, "invalid sector size %u", sector_size);
+		return set_error(err, errlen, "invalid sector size %u", sector_size);
 	if (device_sectors <= data_offset)
-		return fail(err, errlen, "device (%llu sectors) ends before the data offset "
+		return set_error(err, errlen, "device (%llu sectors) ends before the data offset "
 			    "(%llu sectors)", (unsigned long long)device_sectors,
 			    (unsigned long long)data_offset);
 	if (dynamic) {
 		/* cryptsetup refuses this too rather than hide the tail. */
 		len = device_sectors - data_offset;
 		if (len % units)
-			return fail(err, errlen, "device size after the data offset (%llu "
+			return set_error(err, errlen, "device size after the data offset (%llu "
 				    "sectors) is not a multiple of the sector size %u",
 				    (unsigned long long)len, sector_size);
 	} else {
 		if (segment_bytes % sector_size)
-			return fail(err, errlen, "segment size %llu bytes is not a multiple "
+			return set_error(err, errlen, "segment size %llu bytes is not a multiple "
 				    "of the sector size %u",
 				    (unsigned long long)segment_bytes, sector_size);
 		len = segment_bytes >> IC_SECTOR_SHIFT;
 		if (len > device_sectors - data_offset)
-			return fail(err, errlen, "segment (%llu sectors) is larger than the "
+			return set_error(err, errlen, "segment (%llu sectors) is larger than the "
 				    "device after the data offset (%llu sectors)",
 				    (unsigned long long)len,
 				    (unsigned long long)(device_sectors - data_offset));
 	}
 	if (!len)
-		return fail(err, errlen, "no whole %u-byte sector after the data offset",
+		return set_error(err, errlen, "no whole %u-byte sector after the data offset",
 			    sector_size);
 	*length = len;
 	return 0;

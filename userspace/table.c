@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "table.h"
+#include "util.h"
 
 /* Every blk-crypto mode of Linux 6.12, under dm-crypt's names. */
 const struct ic_cipher ic_ciphers[] = {
@@ -28,19 +29,6 @@ static const char *const perf_flag_names[] = {
 };
 
 #define N_PERF_FLAGS (sizeof(perf_flag_names) / sizeof(perf_flag_names[0]))
-
-__attribute__((format(printf, 3, 4)))
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	if (err && errlen) {
-		va_list ap;
-
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return -1;
-}
 
 const struct ic_cipher *ic_cipher_lookup(const char *name)
 {
@@ -79,13 +67,13 @@ static int check_desc(const char *desc, char *err, size_t errlen)
 	const char *p;
 
 	if (!*desc)
-		return fail(err, errlen, "empty key description");
+		return set_error(err, errlen, "empty key description");
 	if (strlen(desc) >= IC_KEY_DESC_MAX)
-		return fail(err, errlen, "key description longer than %d characters",
+		return set_error(err, errlen, "key description longer than %d characters",
 			    IC_KEY_DESC_MAX - 1);
 	for (p = desc; *p; p++)
 		if (isspace((unsigned char)*p) || iscntrl((unsigned char)*p))
-			return fail(err, errlen,
+			return set_error(err, errlen,
 				    "key description contains a blank or control character");
 	return 0;
 }
@@ -98,7 +86,7 @@ static int set_ref(struct ic_key *key, const char *type, const char *desc,
 	else if (strcmp(type, "user") == 0)
 		key->type = IC_KEY_USER;
 	else
-		return fail(err, errlen, "key type '%s' not supported (logon or user)", type);
+		return set_error(err, errlen, "key type '%s' not supported (logon or user)", type);
 	if (check_desc(desc, err, errlen) != 0)
 		return -1;
 	key->size = size;
@@ -116,15 +104,15 @@ static int parse_ref(const char *s, struct ic_key *key, char *err, size_t errlen
 
 	colon = strchr(p, ':');
 	if (!colon || (n = (size_t)(colon - p)) == 0 || n >= sizeof(sizebuf))
-		return fail(err, errlen, "keyring reference must be :<size>:<type>:<description>");
+		return set_error(err, errlen, "keyring reference must be :<size>:<type>:<description>");
 	memcpy(sizebuf, p, n);
 	sizebuf[n] = '\0';
 	if (parse_u64(sizebuf, &size) != 0 || size == 0 || size > MAX_KEY_SIZE)
-		return fail(err, errlen, "invalid key size '%s' in keyring reference", sizebuf);
+		return set_error(err, errlen, "invalid key size '%s' in keyring reference", sizebuf);
 	p = colon + 1;
 	colon = strchr(p, ':');
 	if (!colon || (n = (size_t)(colon - p)) == 0 || n >= sizeof(type))
-		return fail(err, errlen, "keyring reference must be :<size>:<type>:<description>");
+		return set_error(err, errlen, "keyring reference must be :<size>:<type>:<description>");
 	memcpy(type, p, n);
 	type[n] = '\0';
 	return set_ref(key, type, colon + 1, (unsigned int)size, err, errlen);
@@ -138,11 +126,11 @@ int ic_key_parse_table(const char *s, struct ic_key *key, char *err, size_t errl
 	if (s[0] == ':')
 		return parse_ref(s, key, err, errlen);
 	if (strcmp(s, "-") == 0)
-		return fail(err, errlen, "empty key '-' not supported");
+		return set_error(err, errlen, "empty key '-' not supported");
 	n = hex_decode_any(s, key->raw, sizeof(key->raw));
 	if (n <= 0) {
 		ic_key_wipe(key);
-		return fail(err, errlen, "key is not hex digits or is longer than %d bytes",
+		return set_error(err, errlen, "key is not hex digits or is longer than %d bytes",
 			    MAX_KEY_SIZE);
 	}
 	key->type = IC_KEY_RAW;
@@ -160,7 +148,7 @@ int ic_key_parse_desc(const char *s, unsigned int key_size, struct ic_key *key,
 		if (parse_ref(s, key, err, errlen) != 0)
 			return -1;
 		if (key->size != key_size)
-			return fail(err, errlen,
+			return set_error(err, errlen,
 				    "keyring reference says %u bytes, the cipher needs %u",
 				    key->size, key_size);
 		return 0;
@@ -186,34 +174,34 @@ int ic_table_check(const struct ic_table *t, char *err, size_t errlen)
 	uint64_t mask;
 
 	if (!c)
-		return fail(err, errlen, "no cipher");
+		return set_error(err, errlen, "no cipher");
 	if (t->key.type == IC_KEY_NONE)
-		return fail(err, errlen, "no key");
+		return set_error(err, errlen, "no key");
 	if (t->key.size != c->key_size)
-		return fail(err, errlen, "%s needs a %u-byte (%u-bit) key, got %u bytes",
+		return set_error(err, errlen, "%s needs a %u-byte (%u-bit) key, got %u bytes",
 			    c->name, c->key_size, c->key_size * 8, t->key.size);
 	if (t->key.type == IC_KEY_RAW && cipher_is_xts(c) &&
 	    memcmp(t->key.raw, t->key.raw + c->key_size / 2, c->key_size / 2) == 0)
-		return fail(err, errlen, "the two halves of the XTS key are equal");
+		return set_error(err, errlen, "the two halves of the XTS key are equal");
 	if (!is_pow2(t->sector_size) || t->sector_size < 512 || t->sector_size > 4096)
-		return fail(err, errlen, "sector size %u is not 512, 1024, 2048 or 4096",
+		return set_error(err, errlen, "sector size %u is not 512, 1024, 2048 or 4096",
 			    t->sector_size);
 	if (!t->dev_path[0])
-		return fail(err, errlen, "no device");
+		return set_error(err, errlen, "no device");
 	if (t->length == 0)
-		return fail(err, errlen, "mapping size is zero");
+		return set_error(err, errlen, "mapping size is zero");
 	mask = (t->sector_size >> IC_SECTOR_SHIFT) - 1;
 	if (t->iv_offset & mask)
-		return fail(err, errlen, "IV offset %llu is not a multiple of the sector size %u",
+		return set_error(err, errlen, "IV offset %llu is not a multiple of the sector size %u",
 			    (unsigned long long)t->iv_offset, t->sector_size);
 	if (t->start & mask)
-		return fail(err, errlen, "offset %llu is not a multiple of the sector size %u",
+		return set_error(err, errlen, "offset %llu is not a multiple of the sector size %u",
 			    (unsigned long long)t->start, t->sector_size);
 	if (t->length & mask)
-		return fail(err, errlen, "size %llu is not a multiple of the sector size %u",
+		return set_error(err, errlen, "size %llu is not a multiple of the sector size %u",
 			    (unsigned long long)t->length, t->sector_size);
 	if (t->iv_large_sectors && t->sector_size == IC_SECTOR_SIZE)
-		return fail(err, errlen, "iv_large_sectors needs a sector size above 512");
+		return set_error(err, errlen, "iv_large_sectors needs a sector size above 512");
 	return 0;
 }
 
@@ -334,10 +322,10 @@ static int parse_option(const char *opt, struct ic_table *t, char *err, size_t e
 		t->passthrough = true;
 	else if (strncmp(opt, "sector_size:", 12) == 0) {
 		if (parse_u64(opt + 12, &v) != 0 || v > 65536)
-			return fail(err, errlen, "invalid sector_size '%s'", opt + 12);
+			return set_error(err, errlen, "invalid sector_size '%s'", opt + 12);
 		t->sector_size = (unsigned int)v;
 	} else {
-		return fail(err, errlen, "unknown option '%s'", opt);
+		return set_error(err, errlen, "unknown option '%s'", opt);
 	}
 	return 0;
 }
@@ -353,37 +341,37 @@ int ic_table_parse(const char *params, struct ic_table *t, char *err, size_t err
 
 	ic_table_init(t);
 	if (strlen(params) >= sizeof(copy))
-		return fail(err, errlen, "table line too long");
+		return set_error(err, errlen, "table line too long");
 	snprintf(copy, sizeof(copy), "%s", params);
 	n = split_words(copy, w, MAX_WORDS);
 	if (n < 5) {
-		fail(err, errlen, "table line has %s words, need at least 5",
+		set_error(err, errlen, "table line has %s words, need at least 5",
 		     n < 0 ? "too many" : "fewer");
 		goto out;
 	}
 	t->cipher = ic_cipher_lookup(w[0]);
 	if (!t->cipher) {
-		fail(err, errlen, "unknown cipher '%s'", w[0]);
+		set_error(err, errlen, "unknown cipher '%s'", w[0]);
 		goto out;
 	}
 	if (ic_key_parse_table(w[1], &t->key, err, errlen) != 0)
 		goto out;
 	if (parse_u64(w[2], &t->iv_offset) != 0) {
-		fail(err, errlen, "invalid iv_offset '%s'", w[2]);
+		set_error(err, errlen, "invalid iv_offset '%s'", w[2]);
 		goto out;
 	}
 	if (strlen(w[3]) >= sizeof(t->dev_path)) {
-		fail(err, errlen, "device path too long");
+		set_error(err, errlen, "device path too long");
 		goto out;
 	}
 	snprintf(t->dev_path, sizeof(t->dev_path), "%s", w[3]);
 	if (parse_u64(w[4], &t->start) != 0) {
-		fail(err, errlen, "invalid start '%s'", w[4]);
+		set_error(err, errlen, "invalid start '%s'", w[4]);
 		goto out;
 	}
 	if (n > 5) {
 		if (parse_u64(w[5], &nopt) != 0 || nopt != (uint64_t)(n - 6)) {
-			fail(err, errlen, "optional parameter count '%s' does not match %d options",
+			set_error(err, errlen, "optional parameter count '%s' does not match %d options",
 			     w[5], n - 6);
 			goto out;
 		}

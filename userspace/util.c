@@ -2,6 +2,8 @@
 /*
  * Helpers shared by the userspace tools: hex, reading key material, wiping.
  */
+#include <stdarg.h>
+#include <stdio.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -170,4 +172,16 @@ long read_key_file(const char *path, uint64_t offset, uint8_t *buf, size_t max)
 		return ret;
 	}
 	return (long)got;
+}
+
+int set_error(char *err, size_t errlen, const char *fmt, ...)
+{
+	if (err && errlen) {
+		va_list ap;
+
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return -1;
 }

@@ -52,4 +52,12 @@ void wipe(void *p, size_t len);
  */
 long read_key_file(const char *path, uint64_t offset, uint8_t *buf, size_t max);
 
+/*
+ * set_error - format a message into @err (if it is not NULL and @errlen is
+ * not 0), for functions that report errors to their caller as text.
+ * Return: -1, so that callers can write "return set_error(...)".
+ */
+__attribute__((format(printf, 3, 4)))
+int set_error(char *err, size_t errlen, const char *fmt, ...);
+
 #endif

@@ -47,13 +47,25 @@ static void usage(FILE *f)
 		" -V, --version  display version\n");
 }
 
-static int open_path(const char *path)
+/*
+ * path_ioctl - open @path, issue @req with @arg, close it.
+ * Return: 0, or -1 after a message naming @path and the ioctl @name.
+ */
+static int path_ioctl(const char *path, unsigned long req, void *arg, const char *name)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int ret = 0;
 
-	if (fd < 0)
+	if (fd < 0) {
 		fprintf(stderr, PROG ": %s: cannot open: %s\n", path, strerror(errno));
-	return fd;
+		return -1;
+	}
+	if (ioctl(fd, req, arg) != 0) {
+		fprintf(stderr, PROG ": %s: %s failed: %s\n", path, name, strerror(errno));
+		ret = -1;
+	}
+	close(fd);
+	return ret;
 }
 
 static int parse_identifier(const char *hex, struct fscrypt_key_specifier *spec)
@@ -74,7 +86,7 @@ static int cmd_add(int argc, char *argv[])
 	char idhex[2 * FSCRYPT_KEY_IDENTIFIER_SIZE + 1];
 	size_t argsize = sizeof(*arg) + MAX_KEY_SIZE;
 	long len;
-	int fd, ret = EXIT_FAIL;
+	int ret = EXIT_FAIL;
 
 	if (argc != 1) {
 		usage(stderr);
@@ -99,18 +111,12 @@ static int cmd_add(int argc, char *argv[])
 	arg->raw_size = (__u32)len;
 	arg->key_spec.type = FSCRYPT_KEY_SPEC_TYPE_IDENTIFIER;
 
-	fd = open_path(argv[0]);
-	if (fd < 0)
-		goto out;
-	if (ioctl(fd, FS_IOC_ADD_ENCRYPTION_KEY, arg) != 0) {
-		fprintf(stderr, PROG ": %s: FS_IOC_ADD_ENCRYPTION_KEY failed: %s\n",
-			argv[0], strerror(errno));
-	} else {
+	if (path_ioctl(argv[0], FS_IOC_ADD_ENCRYPTION_KEY, arg,
+		       "FS_IOC_ADD_ENCRYPTION_KEY") == 0) {
 		hex_encode(arg->key_spec.u.identifier, FSCRYPT_KEY_IDENTIFIER_SIZE, idhex);
 		printf("%s\n", idhex);
 		ret = EXIT_OK;
 	}
-	close(fd);
 out:
 	wipe(arg, argsize);
 	free(arg);
@@ -122,7 +128,6 @@ static int cmd_remove(int argc, char *argv[])
 	struct fscrypt_remove_key_arg arg;
 	unsigned long req = FS_IOC_REMOVE_ENCRYPTION_KEY;
 	__u32 flags;
-	int fd;
 
 	if (argc == 3 && strcmp(argv[2], "--all-users") == 0)
 		req = FS_IOC_REMOVE_ENCRYPTION_KEY_ALL_USERS;
@@ -133,16 +138,8 @@ static int cmd_remove(int argc, char *argv[])
 	memset(&arg, 0, sizeof(arg));
 	if (parse_identifier(argv[1], &arg.key_spec) != 0)
 		return EXIT_USAGE;
-	fd = open_path(argv[0]);
-	if (fd < 0)
+	if (path_ioctl(argv[0], req, &arg, "FS_IOC_REMOVE_ENCRYPTION_KEY") != 0)
 		return EXIT_FAIL;
-	if (ioctl(fd, req, &arg) != 0) {
-		fprintf(stderr, PROG ": %s: cannot remove key %s: %s\n",
-			argv[0], argv[1], strerror(errno));
-		close(fd);
-		return EXIT_FAIL;
-	}
-	close(fd);
 	flags = arg.removal_status_flags;
 	printf("removal_status_flags: 0x%x", flags);
 	if (flags & FSCRYPT_KEY_REMOVAL_STATUS_FLAG_FILES_BUSY)
@@ -156,7 +153,6 @@ static int cmd_remove(int argc, char *argv[])
 static int cmd_status(int argc, char *argv[])
 {
 	struct fscrypt_get_key_status_arg arg;
-	int fd;
 
 	if (argc != 2) {
 		usage(stderr);
@@ -165,16 +161,8 @@ static int cmd_status(int argc, char *argv[])
 	memset(&arg, 0, sizeof(arg));
 	if (parse_identifier(argv[1], &arg.key_spec) != 0)
 		return EXIT_USAGE;
-	fd = open_path(argv[0]);
-	if (fd < 0)
+	if (path_ioctl(argv[0], FS_IOC_GET_ENCRYPTION_KEY_STATUS, &arg, "FS_IOC_GET_ENCRYPTION_KEY_STATUS") != 0)
 		return EXIT_FAIL;
-	if (ioctl(fd, FS_IOC_GET_ENCRYPTION_KEY_STATUS, &arg) != 0) {
-		fprintf(stderr, PROG ": %s: FS_IOC_GET_ENCRYPTION_KEY_STATUS failed: %s\n",
-			argv[0], strerror(errno));
-		close(fd);
-		return EXIT_FAIL;
-	}
-	close(fd);
 	switch (arg.status) {
 	case FSCRYPT_KEY_STATUS_ABSENT:
 		printf("Absent\n");
@@ -199,7 +187,6 @@ static int cmd_set_policy(int argc, char *argv[])
 	struct fscrypt_policy_v2 pol;
 	struct fscrypt_key_specifier spec;
 	char err[128];
-	int fd;
 
 	if (argc < 2) {
 		usage(stderr);
@@ -213,16 +200,8 @@ static int cmd_set_policy(int argc, char *argv[])
 	}
 	memcpy(pol.master_key_identifier, spec.u.identifier,
 	       FSCRYPT_KEY_IDENTIFIER_SIZE);
-	fd = open_path(argv[0]);
-	if (fd < 0)
+	if (path_ioctl(argv[0], FS_IOC_SET_ENCRYPTION_POLICY, &pol, "FS_IOC_SET_ENCRYPTION_POLICY") != 0)
 		return EXIT_FAIL;
-	if (ioctl(fd, FS_IOC_SET_ENCRYPTION_POLICY, &pol) != 0) {
-		fprintf(stderr, PROG ": %s: FS_IOC_SET_ENCRYPTION_POLICY failed: %s\n",
-			argv[0], strerror(errno));
-		close(fd);
-		return EXIT_FAIL;
-	}
-	close(fd);
 	return EXIT_OK;
 }
 
@@ -240,7 +219,6 @@ static int cmd_get_policy(int argc, char *argv[])
 {
 	struct fscrypt_get_policy_ex_arg arg;
 	char idhex[2 * FSCRYPT_KEY_IDENTIFIER_SIZE + 1];
-	int fd;
 
 	if (argc != 1) {
 		usage(stderr);
@@ -248,16 +226,8 @@ static int cmd_get_policy(int argc, char *argv[])
 	}
 	memset(&arg, 0, sizeof(arg));
 	arg.policy_size = sizeof(arg.policy);
-	fd = open_path(argv[0]);
-	if (fd < 0)
+	if (path_ioctl(argv[0], FS_IOC_GET_ENCRYPTION_POLICY_EX, &arg, "FS_IOC_GET_ENCRYPTION_POLICY_EX") != 0)
 		return EXIT_FAIL;
-	if (ioctl(fd, FS_IOC_GET_ENCRYPTION_POLICY_EX, &arg) != 0) {
-		fprintf(stderr, PROG ": %s: FS_IOC_GET_ENCRYPTION_POLICY_EX failed: %s\n",
-			argv[0], strerror(errno));
-		close(fd);
-		return EXIT_FAIL;
-	}
-	close(fd);
 	if (arg.policy.version != FSCRYPT_POLICY_V2) {
 		printf("Policy version: %u\n", arg.policy.version);
 		return EXIT_OK;

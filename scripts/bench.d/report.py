@@ -304,6 +304,82 @@ def markdown(res):
     return "\n".join(L) + "\n"
 
 
+def verdict(ratio, want_low):
+    """'yes', 'no' or '≈' (within 2 %) for a ratio that should be <= 1
+    (want_low) or >= 1."""
+    if ratio is None:
+        return "—"
+    ok = ratio <= 1.0 if want_low else ratio >= 1.0
+    if ok:
+        return "yes"
+    return "≈ (within 2 %)" if abs(ratio - 1.0) <= 0.02 else "**no**"
+
+
+def targets(res):
+    """The issue's two targets as tables, computed from this run's cells:
+    the engine against plain (boot E), the fallback against the better
+    dm-crypt measured in the same boot (N)."""
+    get = {c["id"]: c for c in res["cells"]}
+    accel = res["meta"]["accelerator"].upper()
+    L = ["", f"#### Target: dm-inlinecrypt on the UFS engine within 1.10× of plain, "
+         f"guest instructions per GiB ({accel}, boot E)", "",
+         "| workload | DU | dm-inlinecrypt engine ×plain | dm-crypt defaults ×plain "
+         "| dm-crypt no_*_workqueue ×plain | met? |",
+         "|---|---|---:|---:|---:|---|"]
+    for wl in WORKLOADS:
+        for dus in ("512", "4096"):
+            e = get.get(f"engine.dmic-engine.{dus}.{wl}")
+            if not e:
+                continue
+            d = get.get(f"engine.dmcrypt.{dus}.{wl}")
+            n = get.get(f"engine.dmcrypt-nowq.{dus}.{wl}")
+            x = e["x_plain_insns"]
+            L.append(f"| {WORKLOADS[wl][3]} | {dus} | **{f(x, '.2f')}** "
+                     f"| {f(d and d['x_plain_insns'], '.2f')} | {f(n and n['x_plain_insns'], '.2f')} "
+                     f"| {'yes' if x is not None and x <= 1.10 else '**no**'} |")
+    L += ["", f"#### Target: dm-inlinecrypt on blk-crypto-fallback at least as fast as the "
+          f"better dm-crypt, and no more instructions ({accel}, boot N, same boot)", "",
+          "| workload | DU | fallback MB/s | better dm-crypt MB/s | ×MB/s | MB/s met? "
+          "| fallback G insns/GiB | cheaper dm-crypt G insns/GiB | ×insns | insns met? |",
+          "|---|---|---:|---:|---:|---|---:|---:|---:|---|"]
+    for wl in WORKLOADS:
+        for dus in ("512", "4096"):
+            fb = get.get(f"noengine.dmic-fallback.{dus}.{wl}")
+            dcs = [c for c in (get.get(f"noengine.dmcrypt.{dus}.{wl}"),
+                               get.get(f"noengine.dmcrypt-nowq.{dus}.{wl}")) if c]
+            if not fb or not dcs:
+                continue
+            fast = max(dcs, key=lambda c: c["mb_s"])
+            cheap = min(dcs, key=lambda c: c["insns_per_gib"])
+            xm = ratio(fb["mb_s"], fast["mb_s"])
+            xi = ratio(fb["insns_per_gib"], cheap["insns_per_gib"])
+            name = {"dmcrypt": "defaults", "dmcrypt-nowq": "nowq"}
+            L.append(f"| {WORKLOADS[wl][3]} | {dus} | {fb['mb_s']:.1f} "
+                     f"| {fast['mb_s']:.1f} ({name[fast['config']]}) | {f(xm, '.2f')} "
+                     f"| {verdict(xm, False)} | {fb['insns_per_gib'] / 1e9:.2f} "
+                     f"| {cheap['insns_per_gib'] / 1e9:.2f} ({name[cheap['config']]}) "
+                     f"| {f(xi, '.2f')} | {verdict(xi, True)} |")
+    # The noise floor of this run: configurations measured in both boots.
+    dm, di = [], []
+    for c in res["cells"]:
+        if c["boot"] != "engine":
+            continue
+        o = get.get("noengine." + c["id"].split(".", 1)[1])
+        if o and o["mb_s"] and o["insns_per_gib"]:
+            dm.append(abs(c["mb_s"] / o["mb_s"] - 1))
+            di.append(abs(c["insns_per_gib"] / o["insns_per_gib"] - 1))
+    if dm:
+        dm.sort()
+        di.sort()
+        L += ["", f"Noise floor of this run: the {len(dm)} cells measured in both boots "
+              f"(plain, both dm-crypt variants, fscrypt's software path) differ between "
+              f"the boots by a median of {dm[len(dm) // 2] * 100:.0f} % (max "
+              f"{dm[-1] * 100:.0f} %) in MB/s and {di[len(di) // 2] * 100:.1f} % (max "
+              f"{di[-1] * 100:.1f} %) in instructions per GiB; ratios closer to 1 than "
+              "that are not measured differences."]
+    return "\n".join(L) + "\n"
+
+
 def charts(res, imgdir, tag=""):
     """Two clustered-bar charts (data unit 4096, engine boot for configs that
     exist there, the fallback ones from the second boot)."""
@@ -408,6 +484,8 @@ def main():
     with open(os.path.join(args.out, "results.json"), "w") as fh:
         json.dump(res, fh, indent=1)
     table = markdown(res)
+    if args.mode == "full":
+        table += targets(res)
     with open(os.path.join(args.out, "table.md"), "w") as fh:
         fh.write(table)
     if res["missing_cells"]:

@@ -94,3 +94,20 @@ verify_config() {
 	done <"$frag"
 	return $bad
 }
+
+# kernel_build SRC OBJ LOG: configure OBJ from tinyconfig + patches/kernel.config
+# (every fragment option checked in the result) and build bzImage and modules,
+# output in LOG. Shared by scripts/build-kernel and scripts/kernel-variant, so
+# a variant differs from the tree's kernel in its patches only.
+kernel_build() {
+	local src=$1 obj=$2 log=$3
+	mkdir -p "$obj"
+	make -s -C "$src" O="$obj" ARCH=x86_64 tinyconfig >/dev/null
+	cat "$TOP/patches/kernel.config" >>"$obj/.config"
+	make -s -C "$src" O="$obj" ARCH=x86_64 olddefconfig >/dev/null 2>&1
+	verify_config "$TOP/patches/kernel.config" "$obj/.config" ||
+		die "patches/kernel.config: options above were dropped by Kconfig (missing dependency?)"
+	msg "building bzImage and modules (-j$JOBS; about 5 minutes from scratch)"
+	progress "$log" make -C "$src" O="$obj" ARCH=x86_64 -j"$JOBS" bzImage modules ||
+		die "kernel build failed (see $log)"
+}

@@ -14,7 +14,7 @@ import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from report import GIB, LABELS, WORKLOADS, fio_cell, parse_boot  # noqa: E402
+from report import LABELS, WORKLOADS, cell_figures, parse_boot  # noqa: E402
 
 
 def cells_of(out, boot):
@@ -28,13 +28,7 @@ def cells_of(out, boot):
         fpath = os.path.join(gdir, "fio", cell + ".json")
         if not os.path.exists(fpath):
             continue
-        c = fio_cell(fpath, WORKLOADS[wl][0])
-        (m0, _), (m1, _) = s["begin"], s["end"]
-        gib = c["bytes"] / GIB
-        c["insns_per_gib"] = (m1[0] - m0[0]) / gib if gib else None
-        c["kernel_insns_per_gib"] = ((m1[1] - m0[1]) / gib
-                                     if gib and m0[1] is not None else None)
-        res[cell] = c
+        res[cell] = cell_figures(fpath, WORKLOADS[wl][0], s)
     return res, info.get("kernel", ["?"])[0], accel
 
 

@@ -134,6 +134,23 @@ def fio_cell(path, rw):
     }
 
 
+def cell_figures(fio_json, rw, span):
+    """fio's figures of one cell, and the guest instructions and CPU time
+    between its two marks (span: {"begin"|"end": (mark, busy ticks)}),
+    absolute and per GiB moved."""
+    c = fio_cell(fio_json, rw)
+    (m0, (busy0, _)), (m1, (busy1, _)) = span["begin"], span["end"]
+    gib = c["bytes"] / GIB
+    c["guest_insns"] = m1[0] - m0[0]
+    c["guest_kernel_insns"] = m1[1] - m0[1] if m0[1] is not None else None
+    c["guest_cpu_s"] = (busy1 - busy0) / 100.0
+    c["insns_per_gib"] = (m1[0] - m0[0]) / gib if gib else None
+    c["kernel_insns_per_gib"] = (c["guest_kernel_insns"] / gib
+                                 if gib and c["guest_kernel_insns"] is not None else None)
+    c["cpu_s_per_gib"] = c["guest_cpu_s"] / gib if gib else None
+    return c
+
+
 def host_info():
     cpu = "unknown"
     try:
@@ -201,16 +218,7 @@ def build(args):
                  "data_unit": None if dus == "-" else int(dus), "workload": wl,
                  "workload_label": title, "rw": rw, "bs": bs, "iodepth": qd,
                  "accelerator": accel}
-            c.update(fio_cell(fpath, rw))
-            (m0, (busy0, _)), (m1, (busy1, _)) = s["begin"], s["end"]
-            gib = c["bytes"] / GIB
-            c["guest_insns"] = m1[0] - m0[0]
-            c["guest_kernel_insns"] = m1[1] - m0[1] if m0[1] is not None else None
-            c["guest_cpu_s"] = (busy1 - busy0) / 100.0
-            c["insns_per_gib"] = (m1[0] - m0[0]) / gib if gib else None
-            c["kernel_insns_per_gib"] = (c["guest_kernel_insns"] / gib
-                                         if gib and c["guest_kernel_insns"] is not None else None)
-            c["cpu_s_per_gib"] = c["guest_cpu_s"] / gib if gib else None
+            c.update(cell_figures(fpath, rw, s))
             cells[cell] = c
     # Ratios: to plain and to dm-crypt of the same boot (else the engine
     # boot's), same data unit size (fscrypt: 4096).

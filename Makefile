@@ -11,8 +11,6 @@
 TOP := $(CURDIR)
 BUILD := $(TOP)/build
 CACHE ?= $(or $(INLINECRYPT_CACHE),$(or $(XDG_CACHE_HOME),$(HOME)/.cache)/inlinecrypt)
-KSRC := $(CACHE)/kernel/src
-KOBJ := $(CACHE)/kernel/obj
 
 .PHONY: all setup kernel qemu module userspace initramfs check check-host \
 	check-guest demo shell bench dm-target-patch clean
@@ -29,12 +27,7 @@ qemu: setup
 	@bash scripts/build-qemu
 
 module: kernel
-	@if [ -f dm-target/Kbuild ] || [ -f dm-target/Makefile ]; then \
-		$(MAKE) -s -C $(KSRC) O=$(KOBJ) M=$(TOP)/dm-target modules \
-			>$(BUILD)/module.log 2>&1 || \
-		{ tail -n 30 $(BUILD)/module.log; \
-		  echo "error: dm-target module build failed (see build/module.log)"; exit 1; }; \
-	fi
+	@bash scripts/build-modules
 
 userspace: setup
 	@if [ -f userspace/Makefile ]; then \
@@ -67,6 +60,3 @@ dm-target-patch: kernel
 
 clean:
 	rm -rf $(BUILD)
-	@if [ -f dm-target/Makefile ] || [ -f dm-target/Kbuild ]; then \
-		$(MAKE) -s -C $(KSRC) O=$(KOBJ) M=$(TOP)/dm-target clean 2>/dev/null || true; \
-	fi

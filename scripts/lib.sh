@@ -95,19 +95,24 @@ verify_config() {
 	return $bad
 }
 
-# kernel_build SRC OBJ LOG: configure OBJ from tinyconfig + patches/kernel.config
-# (every fragment option checked in the result) and build bzImage and modules,
-# output in LOG. Shared by scripts/build-kernel and scripts/kernel-variant, so
-# a variant differs from the tree's kernel in its patches only.
+# kernel_build SRC OBJ LOG [FRAGMENT...]: configure OBJ from tinyconfig + the
+# fragments (default patches/kernel.config; every option of each checked in
+# the result) and build bzImage and modules, output in LOG. Shared by
+# scripts/build-kernel (production and debug) and scripts/kernel-variant, so a
+# variant differs from the tree's kernel in its patches only.
 kernel_build() {
-	local src=$1 obj=$2 log=$3
+	local src=$1 obj=$2 log=$3 f
+	shift 3
+	[ $# -gt 0 ] || set -- "$TOP/patches/kernel.config"
 	mkdir -p "$obj"
 	make -s -C "$src" O="$obj" ARCH=x86_64 tinyconfig >/dev/null
-	cat "$TOP/patches/kernel.config" >>"$obj/.config"
+	cat "$@" >>"$obj/.config"
 	make -s -C "$src" O="$obj" ARCH=x86_64 olddefconfig >/dev/null 2>&1
-	verify_config "$TOP/patches/kernel.config" "$obj/.config" ||
-		die "patches/kernel.config: options above were dropped by Kconfig (missing dependency?)"
-	msg "building bzImage and modules (-j$JOBS; about 5 minutes from scratch)"
+	for f in "$@"; do
+		verify_config "$f" "$obj/.config" ||
+			die "${f#"$TOP"/}: options above were dropped by Kconfig (missing dependency?)"
+	done
+	msg "building bzImage and modules (-j$JOBS; 5 to 8 minutes from scratch)"
 	progress "$log" make -C "$src" O="$obj" ARCH=x86_64 -j"$JOBS" bzImage modules ||
 		die "kernel build failed (see $log)"
 }

@@ -63,6 +63,10 @@ static void usage(FILE *f)
 		" -n, --lines N         timeline lines per profile (default %d, 0: all)\n"
 		" -s, --summary         with --trace/--replay: summaries only\n"
 		" -b, --buffer-kb N     trace buffer per CPU (default %d)\n"
+		" -c, --clock CLOCK     trace clock: counter (default: one global\n"
+		"                       order of events across CPUs, no times) or a\n"
+		"                       tracefs clock with times, e.g. mono (events of\n"
+		"                       different CPUs may then come out of order)\n"
 		" -h, --help            display this help\n"
 		" -V, --version         display version\n"
 		"\n"
@@ -471,6 +475,8 @@ struct record {
 	long *pslots;
 	size_t np;
 	unsigned long lost;
+	/* the trace clock: "counter" stamps are a global event sequence */
+	char clock[16];
 };
 
 static void record_free(struct record *r)
@@ -524,6 +530,8 @@ static int record_read(FILE *f, struct record *r)
 				return -1;
 			continue;
 		}
+		if (sscanf(line, "# blkcrypto-stat clock %15s", r->clock) == 1)
+			continue;
 		if (sscanf(line, "# entries-in-buffer/entries-written: %lu/%lu",
 			   &in_buf, &written) == 2 && written > in_buf)
 			r->lost += written - in_buf;
@@ -568,21 +576,30 @@ struct profile_sum {
 	unsigned long busy, max_busy;
 };
 
+/* Counter stamps print as event numbers, clock times as seconds. */
+static bool clock_is_counter;
+
 static void print_line(unsigned long *lines, unsigned long max, double t0,
 		       const struct event *ev, const char *what, const char *note)
 {
+	char when[32];
+
 	if (max && *lines >= max) {
 		(*lines)++;
 		return;
 	}
 	(*lines)++;
+	if (clock_is_counter)
+		(void)fmt(when, sizeof(when), "%10.0f", ev->t - t0);
+	else
+		(void)fmt(when, sizeof(when), "%10.6f", ev->t - t0);
 	if (ev->slot >= 0)
-		printf("  %10.6f  slot %3d  %-9s key %08" PRIx32 "  %s/%u%s%s\n",
-		       ev->t - t0, ev->slot, what, ev->key, ev->mode, ev->dus,
+		printf("  %s  slot %3d  %-9s key %08" PRIx32 "  %s/%u%s%s\n",
+		       when, ev->slot, what, ev->key, ev->mode, ev->dus,
 		       note[0] ? "  " : "", note);
 	else
-		printf("  %10.6f  slot   -  %-9s key %08" PRIx32 "  %s/%u%s%s\n",
-		       ev->t - t0, what, ev->key, ev->mode, ev->dus,
+		printf("  %s  slot   -  %-9s key %08" PRIx32 "  %s/%u%s%s\n",
+		       when, what, ev->key, ev->mode, ev->dus,
 		       note[0] ? "  " : "", note);
 }
 
@@ -805,8 +822,16 @@ static int print_timeline(const struct record *r, unsigned long max_lines,
 	if (r->lost)
 		fprintf(stderr, PROG ": warning: %lu trace events were lost "
 			"(buffer too small; try --buffer-kb)\n", r->lost);
-	printf("Keyslot timeline (seconds since the first event; key = key id, "
-	       "never the key):\n");
+	clock_is_counter = strcmp(r->clock, "counter") == 0;
+	if (clock_is_counter)
+		printf("Keyslot timeline (trace events since the first, one order "
+		       "across all CPUs; key = key id, never the key):\n");
+	else if (r->clock[0])
+		printf("Keyslot timeline (seconds since the first event, clock %s; "
+		       "key = key id, never the key):\n", r->clock);
+	else
+		printf("Keyslot timeline (seconds since the first event; key = key id, "
+		       "never the key):\n");
 	if (!r->n)
 		printf("  no blk_crypto events\n");
 	for (k = 0; k < r->n && ret == 0; k++) {
@@ -1020,7 +1045,7 @@ static void write_profile_map(FILE *out, struct record *r, const struct record *
 
 static int cmd_trace(char *const argv[], const char *record_path,
 		     unsigned long max_lines, bool summary_only,
-		     unsigned long buffer_kb)
+		     unsigned long buffer_kb, const char *clock)
 {
 	char tracefs[PATH_MAX], inst[PATH_MAX + 64], path[PATH_MAX + 128];
 	char kb[32], line[1024];
@@ -1044,13 +1069,16 @@ static int cmd_trace(char *const argv[], const char *record_path,
 		goto out_rmdir;
 	}
 	/*
-	 * The default clock may tick only every jiffy in a guest; a monotonic
-	 * clocksource orders events as finely as it can. Best effort.
+	 * The summary's invariants (no busy slot replaced, every acquire
+	 * released, ...) depend on the order of events that happen on
+	 * different CPUs, but each CPU has its own ring buffer, merged by
+	 * time stamp when read: with any clock that ticks coarsely (a jiffy,
+	 * under TCG) or is per CPU, events of different CPUs come out of
+	 * order. The "counter" clock is one atomic sequence for all CPUs.
 	 */
-	(void)fmt(path, sizeof(path), "%s/trace_clock", inst);
-	(void)write_file(path, "mono");
 	(void)fmt(kb, sizeof(kb), "%lu", buffer_kb);
-	if (instance_set(inst, "buffer_size_kb", kb) != 0 ||
+	if (instance_set(inst, "trace_clock", clock) != 0 ||
+	    instance_set(inst, "buffer_size_kb", kb) != 0 ||
 	    instance_set(inst, "events/blk_crypto/enable", "1") != 0 ||
 	    instance_set(inst, "tracing_on", "1") != 0)
 		goto out_disable;
@@ -1074,6 +1102,9 @@ static int cmd_trace(char *const argv[], const char *record_path,
 		goto out_close;
 	}
 	collect_profiles(&r);
+	(void)fmt(r.clock, sizeof(r.clock), "%s", clock);
+	if (out)
+		fprintf(out, "# blkcrypto-stat clock %s\n", clock);
 	write_profile_map(out, &r, &before);
 	if (out) {
 		/* Keep the raw record; parse it back from the file. */
@@ -1120,17 +1151,18 @@ int main(int argc, char *argv[])
 		{ "lines", required_argument, NULL, 'n' },
 		{ "summary", no_argument, NULL, 's' },
 		{ "buffer-kb", required_argument, NULL, 'b' },
+		{ "clock", required_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *record_path = NULL, *replay_path = NULL;
+	const char *record_path = NULL, *replay_path = NULL, *clock = "counter";
 	unsigned long max_lines = DEFAULT_LINES, buffer_kb = DEFAULT_BUFFER_KB;
 	bool trace = false, summary_only = false;
 	uint64_t v;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "+tr:R:n:sb:hV", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+tr:R:n:sb:c:hV", opts, NULL)) != -1) {
 		switch (c) {
 		case 't':
 			trace = true;
@@ -1155,6 +1187,14 @@ int main(int argc, char *argv[])
 			break;
 		case 's':
 			summary_only = true;
+			break;
+		case 'c':
+			if (!optarg[0] || strlen(optarg) >= 16 ||
+			    strspn(optarg, "abcdefghijklmnopqrstuvwxyz0123456789-_") != strlen(optarg)) {
+				fprintf(stderr, PROG ": invalid trace clock '%s'\n", optarg);
+				return EXIT_USAGE;
+			}
+			clock = optarg;
 			break;
 		case 'h':
 			usage(stdout);
@@ -1184,7 +1224,7 @@ int main(int argc, char *argv[])
 			return EXIT_USAGE;
 		}
 		return cmd_trace(argv + optind, record_path, max_lines,
-				 summary_only, buffer_kb);
+				 summary_only, buffer_kb, clock);
 	}
 	if (optind != argc || record_path) {
 		usage(stderr);

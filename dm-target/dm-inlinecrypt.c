@@ -649,21 +649,16 @@ static void inlinecrypt_status(struct dm_target *ti, status_type_t type,
 	}
 }
 
-static int inlinecrypt_prepare_ioctl(struct dm_target *ti,
-				     struct block_device **bdev)
-{
-	struct inlinecrypt_ctx *ctx = ti->private;
-
-	*bdev = ctx->dev->bdev;
-	/*
-	 * An ioctl such as SG_IO reaches the device below unencrypted; pass
-	 * them only when the mapping is the whole device, so that at least
-	 * nothing outside the volume can be reached through it.
-	 */
-	if (ctx->start || ti->len != bdev_nr_sectors(ctx->dev->bdev))
-		return -ENOTTY;
-	return 0;
-}
+/*
+ * No .prepare_ioctl, as in dm-crypt. With one, dm_blk_ioctl() hands ioctls
+ * such as SG_IO to the device below through dm_prepare_ioctl(): without any
+ * privilege check when it returns 0, and with a CAP_SYS_RAWIO check only
+ * when it returns > 0. A SCSI command sent that way reaches the medium
+ * unencrypted: whoever can open the mapping could read the ciphertext or
+ * write plaintext under the volume. Without the hook dm_prepare_ioctl()
+ * returns -ENOTTY and such ioctls fail; the block layer's own ioctls
+ * (BLKGETSIZE64, BLKDISCARD, BLKZEROOUT, ...) are not affected.
+ */
 
 static int inlinecrypt_iterate_devices(struct dm_target *ti,
 				       iterate_devices_callout_fn fn, void *data)
@@ -696,7 +691,6 @@ static struct target_type inlinecrypt_target = {
 	.map = inlinecrypt_map,
 	.end_io = inlinecrypt_end_io,
 	.status = inlinecrypt_status,
-	.prepare_ioctl = inlinecrypt_prepare_ioctl,
 	.iterate_devices = inlinecrypt_iterate_devices,
 	.io_hints = inlinecrypt_io_hints,
 };

@@ -21,6 +21,7 @@
 #include <linux/device-mapper.h>
 #include <linux/key.h>
 #include <linux/module.h>
+#include <linux/mutex.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <crypto/utils.h>
@@ -104,14 +105,20 @@ enum inlinecrypt_stat {
  * @iv_shift: how far a 512-byte sector number is shifted right to give the
  *	      DUN: @sector_shift with iv_large_sectors, else 0 (the IV counts
  *	      512-byte sectors and each bio carries a single data unit)
+ * @dun_bytes: DUN size the key is initialised with (for "key set")
  * @flags: the boolean optional parameters, bits of enum inlinecrypt_flag
+ * @stats: counters of completed bios and bytes, enum inlinecrypt_stat
+ * @key_lock: serialises the key messages, suspend/resume and the table
+ *	      status against each other (never taken on the I/O path)
+ * @suspended: between postsuspend and a successful preresume: no bio is in
+ *	       the target or below it, so "key wipe" and "key set" may run
+ * @key_valid: @key holds the volume key and blk_crypto_start_using_key()
+ *	       succeeded on @dev, so it must be evicted before it is dropped;
+ *	       false after "key wipe", and then preresume refuses
  * @key_string: "<logon|user>:<description>" for a keyring key, printed back
  *		in the table instead of the key; NULL for a hex key
- * @key_started: blk_crypto_start_using_key() succeeded on @dev, so the key
- *		 must be evicted from it
- * @stats: counters of completed bios and bytes, enum inlinecrypt_stat
- * @key: the volume key as blk-crypto uses it; wiped when the context is
- *	 freed
+ * @key: the volume key as blk-crypto uses it; wiped by "key wipe" and when
+ *	 the context is freed
  */
 struct inlinecrypt_ctx {
 	struct dm_dev *dev;
@@ -121,10 +128,14 @@ struct inlinecrypt_ctx {
 	unsigned int sector_size;
 	unsigned int sector_shift;
 	unsigned int iv_shift;
+	unsigned int dun_bytes;
 	unsigned long flags;
-	char *key_string;
-	bool key_started;
 	atomic64_t stats[INLINECRYPT_NR_STATS];
+
+	struct mutex key_lock; /* see @key_lock above */
+	bool suspended;
+	bool key_valid;
+	char *key_string;
 	struct blk_crypto_key key;
 };
 
@@ -161,11 +172,12 @@ static bool inlinecrypt_has_space(const char *s)
 
 /*
  * Read a key given as dm-crypt's keyring reference, ":<size>:<type>:<desc>",
- * into @raw (the cipher's key size).
+ * into @raw (the cipher's key size), and return "<type>:<desc>" in
+ * *@key_string for the table status.
  */
-static int inlinecrypt_get_keyring_key(struct dm_target *ti,
-				       struct inlinecrypt_ctx *ctx,
-				       const char *arg, u8 *raw)
+static int inlinecrypt_get_keyring_key(const struct inlinecrypt_cipher *cipher,
+				       const char *arg, u8 *raw,
+				       char **key_string, char **error)
 {
 	const struct user_key_payload *payload;
 	struct key_type *type;
@@ -176,11 +188,11 @@ static int inlinecrypt_get_keyring_key(struct dm_target *ti,
 	int ret;
 
 	if (sscanf(arg + 1, "%u%c", &size, &dummy) != 2 || dummy != ':') {
-		ti->error = "Cannot parse key size";
+		*error = "Cannot parse key size";
 		return -EINVAL;
 	}
-	if (size != ctx->cipher->key_size) {
-		ti->error = "Key size does not match cipher";
+	if (size != cipher->key_size) {
+		*error = "Key size does not match cipher";
 		return -EINVAL;
 	}
 
@@ -190,12 +202,12 @@ static int inlinecrypt_get_keyring_key(struct dm_target *ti,
 	 * description with whitespace could not be printed back.
 	 */
 	if (inlinecrypt_has_space(ref)) {
-		ti->error = "Whitespace in key description";
+		*error = "Whitespace in key description";
 		return -EINVAL;
 	}
 	desc = strchr(ref, ':');
 	if (!desc || !desc[1]) {
-		ti->error = "Missing key description";
+		*error = "Missing key description";
 		return -EINVAL;
 	}
 	desc++;
@@ -204,23 +216,23 @@ static int inlinecrypt_get_keyring_key(struct dm_target *ti,
 	} else if (!strncmp(ref, "user:", desc - ref)) {
 		type = &key_type_user;
 	} else {
-		ti->error = "Unsupported key type";
+		*error = "Unsupported key type";
 		return -EINVAL;
 	}
 
 	key = request_key(type, desc, NULL);
 	if (IS_ERR(key)) {
-		ti->error = "Key not found in keyring";
+		*error = "Key not found in keyring";
 		return PTR_ERR(key);
 	}
 
 	down_read(&key->sem);
 	payload = user_key_payload_locked(key);
 	if (!payload) {
-		ti->error = "Key was revoked";
+		*error = "Key was revoked";
 		ret = -EKEYREVOKED;
 	} else if (payload->datalen != size) {
-		ti->error = "Keyring key size does not match cipher";
+		*error = "Keyring key size does not match cipher";
 		ret = -EINVAL;
 	} else {
 		memcpy(raw, payload->data, size);
@@ -231,9 +243,10 @@ static int inlinecrypt_get_keyring_key(struct dm_target *ti,
 	if (ret)
 		return ret;
 
-	ctx->key_string = kstrdup(ref, GFP_KERNEL);
-	if (!ctx->key_string) {
-		ti->error = "Cannot allocate key reference";
+	*key_string = kstrdup(ref, GFP_KERNEL);
+	if (!*key_string) {
+		memzero_explicit(raw, size);
+		*error = "Cannot allocate key reference";
 		return -ENOMEM;
 	}
 	return 0;
@@ -241,38 +254,42 @@ static int inlinecrypt_get_keyring_key(struct dm_target *ti,
 
 #else
 
-static int inlinecrypt_get_keyring_key(struct dm_target *ti,
-				       struct inlinecrypt_ctx *ctx,
-				       const char *arg, u8 *raw)
+static int inlinecrypt_get_keyring_key(const struct inlinecrypt_cipher *cipher,
+				       const char *arg, u8 *raw,
+				       char **key_string, char **error)
 {
-	ti->error = "Keyring keys need CONFIG_KEYS";
+	*error = "Keyring keys need CONFIG_KEYS";
 	return -EINVAL;
 }
 
 #endif /* CONFIG_KEYS */
 
 /*
- * Read the <key> argument, hex or a keyring reference, into @raw, and check
- * it fits the cipher. The hex string in the table is overwritten, as
- * dm-crypt does, so no copy of the key outlives the constructor there.
+ * Read a <key> argument, hex or a keyring reference, into @raw, and check
+ * it fits @cipher; *@key_string is set for a keyring reference (NULL for
+ * hex). The hex string is overwritten, as dm-crypt does, so no copy of the
+ * key outlives the call in the table line or the message buffer.
  */
-static int inlinecrypt_get_key(struct dm_target *ti,
-			       struct inlinecrypt_ctx *ctx, char *arg, u8 *raw)
+static int inlinecrypt_get_key(const struct inlinecrypt_cipher *cipher,
+			       char *arg, u8 *raw, char **key_string,
+			       char **error)
 {
-	unsigned int size = ctx->cipher->key_size;
+	unsigned int size = cipher->key_size;
 	size_t len = strlen(arg);
 	int ret;
 
+	*key_string = NULL;
 	if (arg[0] == ':') {
-		ret = inlinecrypt_get_keyring_key(ti, ctx, arg, raw);
+		ret = inlinecrypt_get_keyring_key(cipher, arg, raw, key_string,
+						  error);
 		if (ret)
 			return ret;
 	} else {
 		ret = -EINVAL;
 		if (len != 2 * size)
-			ti->error = "Key size does not match cipher";
+			*error = "Key size does not match cipher";
 		else if (hex2bin(raw, arg, size))
-			ti->error = "Invalid hex key";
+			*error = "Invalid hex key";
 		else
 			ret = 0;
 		memset(arg, '0', len);
@@ -285,11 +302,42 @@ static int inlinecrypt_get_key(struct dm_target *ti,
 	 * crypto API's xts template refuses such keys in FIPS mode only, so
 	 * refuse them here for every device, hardware included.
 	 */
-	if (ctx->cipher->xts && !crypto_memneq(raw, raw + size / 2, size / 2)) {
-		ti->error = "XTS key halves must differ";
+	if (cipher->xts && !crypto_memneq(raw, raw + size / 2, size / 2)) {
+		*error = "XTS key halves must differ";
+		memzero_explicit(raw, size);
+		kfree_sensitive(*key_string);
+		*key_string = NULL;
 		return -EINVAL;
 	}
 	return 0;
+}
+
+/*
+ * Take the key out of every keyslot that may hold it, then out of memory.
+ * The eviction comes first: the engine keeps the key in its keyslot
+ * registers until the slot is evicted or reused, blk-crypto-fallback keeps
+ * the expanded key in its tfm, and a slot still linked to the key is
+ * reprogrammed from @ctx->key after a host reset
+ * (blk_crypto_reprogram_all_keys()); blk_crypto_evict_key() clears the slot
+ * and unlinks it. For a dm device below with a passthrough profile the
+ * eviction goes to every device below it; without native support it goes
+ * to blk-crypto-fallback's keyslots. Only called when no bio can be using
+ * the key: from the destructor, or while suspended.
+ */
+static void inlinecrypt_wipe_key(struct inlinecrypt_ctx *ctx)
+{
+	if (ctx->key_valid) {
+		/*
+		 * blk_crypto_evict_key() returns nothing: a failed eviction
+		 * is logged by it ("error %d evicting key") and the key is
+		 * unlinked from the keyslot all the same.
+		 */
+		blk_crypto_evict_key(ctx->dev->bdev, &ctx->key);
+		ctx->key_valid = false;
+	}
+	memzero_explicit(ctx->key.raw, sizeof(ctx->key.raw));
+	kfree_sensitive(ctx->key_string);
+	ctx->key_string = NULL;
 }
 
 static void inlinecrypt_dtr(struct dm_target *ti)
@@ -298,18 +346,10 @@ static void inlinecrypt_dtr(struct dm_target *ti)
 
 	if (!ctx)
 		return;
-	/*
-	 * Remove the key from the keyslots of the device below, or of the
-	 * devices below it for a dm device with a passthrough crypto profile,
-	 * or from blk-crypto-fallback. blk_crypto_evict_key() returns
-	 * nothing: a failed eviction is logged by it ("error %d evicting
-	 * key") and the key is unlinked all the same.
-	 */
-	if (ctx->key_started)
-		blk_crypto_evict_key(ctx->dev->bdev, &ctx->key);
+	inlinecrypt_wipe_key(ctx);
 	if (ctx->dev)
 		dm_put_device(ti, ctx->dev);
-	kfree_sensitive(ctx->key_string);
+	mutex_destroy(&ctx->key_lock);
 	kfree_sensitive(ctx);
 	ti->private = NULL;
 }
@@ -410,6 +450,7 @@ static int inlinecrypt_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		ti->error = "Cannot allocate encryption context";
 		return -ENOMEM;
 	}
+	mutex_init(&ctx->key_lock);
 	ctx->sector_size = SECTOR_SIZE;
 	ti->private = ctx;
 
@@ -429,7 +470,8 @@ static int inlinecrypt_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		goto bad;
 	}
 
-	ret = inlinecrypt_get_key(ti, ctx, argv[1], raw_key);
+	ret = inlinecrypt_get_key(ctx->cipher, argv[1], raw_key,
+				  &ctx->key_string, &ti->error);
 	if (ret)
 		goto bad;
 
@@ -465,9 +507,9 @@ static int inlinecrypt_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 
 	/* The DUN of the last data unit sets how many DUN bytes are needed. */
 	max_dun = (ctx->iv_offset + ti->len - dus_sectors) >> ctx->iv_shift;
+	ctx->dun_bytes = max_t(unsigned int, 1, DIV_ROUND_UP(fls64(max_dun), 8));
 	ret = blk_crypto_init_key(&ctx->key, raw_key, ctx->cipher->mode,
-				  max_t(unsigned int, 1, DIV_ROUND_UP(fls64(max_dun), 8)),
-				  ctx->sector_size);
+				  ctx->dun_bytes, ctx->sector_size);
 	if (ret) {
 		ti->error = "Cannot initialize blk-crypto key";
 		goto bad;
@@ -486,7 +528,7 @@ static int inlinecrypt_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		ti->error = "Neither the device nor blk-crypto-fallback can use this cipher";
 		goto bad;
 	}
-	ctx->key_started = true;
+	ctx->key_valid = true;
 
 	/*
 	 * With sector_size > 512 and without iv_large_sectors the IV counts
@@ -614,10 +656,19 @@ static void inlinecrypt_status(struct dm_target *ti, status_type_t type,
 
 	case STATUSTYPE_TABLE:
 		DMEMIT("%s ", ctx->cipher->name);
-		if (ctx->key_string)
+		/*
+		 * After "key wipe" there is no key to print: "-", which no
+		 * constructor of this target accepts (dm-crypt prints the
+		 * zeroed key bytes instead).
+		 */
+		mutex_lock(&ctx->key_lock);
+		if (!ctx->key_valid)
+			DMEMIT("-");
+		else if (ctx->key_string)
 			DMEMIT(":%u:%s", ctx->key.size, ctx->key_string);
 		else
 			DMEMIT("%*phN", ctx->key.size, ctx->key.raw);
+		mutex_unlock(&ctx->key_lock);
 		DMEMIT(" %llu %s %llu", (unsigned long long)ctx->iv_offset,
 		       ctx->dev->name, (unsigned long long)ctx->start);
 
@@ -643,10 +694,130 @@ static void inlinecrypt_status(struct dm_target *ti, status_type_t type,
 		DMEMIT(",sector_size=%u", ctx->sector_size);
 		DMEMIT(",cipher_string=%s", ctx->cipher->name);
 		DMEMIT(",key_size=%u", ctx->key.size);
-		DMEMIT(",key_source=%s", ctx->key_string ? "keyring" : "hex");
+		mutex_lock(&ctx->key_lock);
+		DMEMIT(",key_source=%s", !ctx->key_valid ? "none" :
+		       ctx->key_string ? "keyring" : "hex");
+		mutex_unlock(&ctx->key_lock);
 		DMEMIT(";");
 		break;
 	}
+}
+
+/*
+ * "key set": load a new key (hex or keyring reference) while suspended,
+ * as dm-crypt's crypt_set_key(). The old key, if still valid, is evicted
+ * and wiped first. The new key must fit the cipher; it cannot be checked
+ * against the old one, which is gone (cryptsetup checks a LUKS volume key
+ * against the header's digest before sending it).
+ */
+static int inlinecrypt_set_key(struct dm_target *ti, struct inlinecrypt_ctx *ctx,
+			       char *arg)
+{
+	u8 raw_key[BLK_CRYPTO_MAX_KEY_SIZE];
+	char *key_string, *error = NULL;
+	int ret;
+
+	ret = inlinecrypt_get_key(ctx->cipher, arg, raw_key, &key_string, &error);
+	if (ret) {
+		DMERR("%s: key set: %s", dm_table_device_name(ti->table), error);
+		goto out;
+	}
+
+	inlinecrypt_wipe_key(ctx);
+	ret = blk_crypto_init_key(&ctx->key, raw_key, ctx->cipher->mode,
+				  ctx->dun_bytes, ctx->sector_size);
+	if (!ret)
+		ret = blk_crypto_start_using_key(ctx->dev->bdev, &ctx->key);
+	if (ret) {
+		DMERR("%s: key set: cannot use the key: %d",
+		      dm_table_device_name(ti->table), ret);
+		memzero_explicit(ctx->key.raw, sizeof(ctx->key.raw));
+		kfree_sensitive(key_string);
+		goto out;
+	}
+	ctx->key_string = key_string;
+	ctx->key_valid = true;
+out:
+	memzero_explicit(raw_key, sizeof(raw_key));
+	return ret;
+}
+
+/*
+ * Messages, as dm-crypt's crypt_message():
+ *   key wipe        evict the key from every keyslot, then wipe it
+ *   key set <key>   load a key (hex or :<size>:<type>:<description>)
+ * Both only while the device is suspended: postsuspend runs after dm core
+ * has waited for every bio in the target (__dm_suspend()), so no bio
+ * holds the key, and preresume refuses to resume without a valid key.
+ */
+static int inlinecrypt_message(struct dm_target *ti, unsigned int argc,
+			       char **argv, char *result, unsigned int maxlen)
+{
+	struct inlinecrypt_ctx *ctx = ti->private;
+	unsigned int i;
+	int ret;
+
+	if (argc < 2 || strcasecmp(argv[0], "key") ||
+	    !((argc == 2 && !strcasecmp(argv[1], "wipe")) ||
+	      (argc == 3 && !strcasecmp(argv[1], "set")))) {
+		DMWARN("%s: unrecognised message received",
+		       dm_table_device_name(ti->table));
+		ret = -EINVAL;
+		goto out;
+	}
+
+	mutex_lock(&ctx->key_lock);
+	if (!ctx->suspended) {
+		DMWARN("%s: not suspended during key manipulation",
+		       dm_table_device_name(ti->table));
+		ret = -EINVAL;
+	} else if (argc == 2) {
+		inlinecrypt_wipe_key(ctx);
+		ret = 0;
+	} else {
+		ret = inlinecrypt_set_key(ti, ctx, argv[2]);
+	}
+	mutex_unlock(&ctx->key_lock);
+out:
+	/* A hex key may be in the message; no copy of it stays there. */
+	for (i = 2; i < argc; i++)
+		memzero_explicit(argv[i], strlen(argv[i]));
+	return ret;
+}
+
+static void inlinecrypt_postsuspend(struct dm_target *ti)
+{
+	struct inlinecrypt_ctx *ctx = ti->private;
+
+	mutex_lock(&ctx->key_lock);
+	ctx->suspended = true;
+	mutex_unlock(&ctx->key_lock);
+}
+
+/*
+ * As dm-crypt's crypt_preresume(): no resume without a key. The target
+ * leaves the suspended state here rather than in ->resume: a "key wipe"
+ * arriving between a successful preresume and the resume would otherwise
+ * let bios through with a wiped key. If dm core aborts the resume after
+ * this (another target's preresume failed), key messages to this target
+ * are refused until it has been resumed and suspended again; its key is
+ * valid meanwhile.
+ */
+static int inlinecrypt_preresume(struct dm_target *ti)
+{
+	struct inlinecrypt_ctx *ctx = ti->private;
+	int ret = 0;
+
+	mutex_lock(&ctx->key_lock);
+	if (!ctx->key_valid) {
+		DMERR("%s: aborting resume - the key is not set",
+		      dm_table_device_name(ti->table));
+		ret = -EAGAIN;
+	} else {
+		ctx->suspended = false;
+	}
+	mutex_unlock(&ctx->key_lock);
+	return ret;
 }
 
 /*
@@ -684,13 +855,16 @@ static void inlinecrypt_io_hints(struct dm_target *ti,
 
 static struct target_type inlinecrypt_target = {
 	.name = "inlinecrypt",
-	.version = {1, 0, 0},
+	.version = {1, 1, 0},
 	.module = THIS_MODULE,
 	.ctr = inlinecrypt_ctr,
 	.dtr = inlinecrypt_dtr,
 	.map = inlinecrypt_map,
 	.end_io = inlinecrypt_end_io,
+	.postsuspend = inlinecrypt_postsuspend,
+	.preresume = inlinecrypt_preresume,
 	.status = inlinecrypt_status,
+	.message = inlinecrypt_message,
 	.iterate_devices = inlinecrypt_iterate_devices,
 	.io_hints = inlinecrypt_io_hints,
 };

@@ -493,6 +493,16 @@ static int inlinecrypt_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		goto bad;
 	}
 
+	/*
+	 * dm-crypt has no zoned support either; without this the table
+	 * would fail later, in dm core, with a message about zone models.
+	 */
+	if (bdev_is_zoned(ctx->dev->bdev)) {
+		ti->error = "Zoned devices are not supported";
+		ret = -EINVAL;
+		goto bad;
+	}
+
 	ret = -EINVAL;
 	if (sscanf(argv[4], "%llu%c", &tmpll, &dummy) != 1 ||
 	    tmpll != (sector_t)tmpll) {
@@ -525,7 +535,13 @@ static int inlinecrypt_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 
 	ret = blk_crypto_start_using_key(ctx->dev->bdev, &ctx->key);
 	if (ret) {
-		ti->error = "Neither the device nor blk-crypto-fallback can use this cipher";
+		/*
+		 * -ENOMEM: blk-crypto-fallback could not allocate its
+		 * keyslots, tfms or bounce pages for this mode.
+		 */
+		ti->error = ret == -ENOMEM ?
+			"Cannot allocate blk-crypto-fallback resources" :
+			"Neither the device nor blk-crypto-fallback can use this cipher";
 		goto bad;
 	}
 	ctx->key_valid = true;
@@ -547,6 +563,13 @@ static int inlinecrypt_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	}
 
 	ti->num_flush_bios = 1;
+	/*
+	 * A flush carries no data and the map function would only remap it
+	 * to the one device below, so dm core may send it there directly, as
+	 * for dm-linear (__send_empty_flush()); the device list never changes
+	 * after the constructor.
+	 */
+	ti->flush_bypasses_map = true;
 	if (test_bit(INLINECRYPT_ALLOW_DISCARDS, &ctx->flags))
 		ti->num_discard_bios = 1;
 	ti->per_io_data_size = sizeof(struct inlinecrypt_io);
@@ -595,18 +618,29 @@ static int inlinecrypt_map(struct dm_target *ti, struct bio *bio)
 		 * otherwise blk-crypto-fallback has already replaced the
 		 * upper layer's context before the bio reached this target.
 		 */
-		if (!test_bit(INLINECRYPT_PASSTHROUGH, &ctx->flags))
+		if (unlikely(!test_bit(INLINECRYPT_PASSTHROUGH, &ctx->flags))) {
+			DMERR_LIMIT("%s: keyed bio without passthrough",
+				    dm_table_device_name(ti->table));
 			return DM_MAPIO_KILL;
+		}
 		atomic64_inc(&ctx->stats[INLINECRYPT_BIOS_PASSED_THROUGH]);
 		return DM_MAPIO_REMAPPED;
 	}
 
 	/* A partial data unit would be encrypted with the wrong IV. */
 	if (unlikely((offset & ((ctx->sector_size >> SECTOR_SHIFT) - 1)) ||
-		     (bio->bi_iter.bi_size & (ctx->sector_size - 1))))
+		     (bio->bi_iter.bi_size & (ctx->sector_size - 1)))) {
+		DMERR_LIMIT("%s: bio at sector %llu, %u bytes: not aligned to %u",
+			    dm_table_device_name(ti->table), (unsigned long long)offset,
+			    bio->bi_iter.bi_size, ctx->sector_size);
 		return DM_MAPIO_KILL;
-	if (unlikely(ti->max_io_len && bio->bi_iter.bi_size != ctx->sector_size))
+	}
+	if (unlikely(ti->max_io_len && bio->bi_iter.bi_size != ctx->sector_size)) {
+		DMERR_LIMIT("%s: bio at sector %llu, %u bytes: not one data unit of %u",
+			    dm_table_device_name(ti->table), (unsigned long long)offset,
+			    bio->bi_iter.bi_size, ctx->sector_size);
 		return DM_MAPIO_KILL;
+	}
 
 	dun[0] = (ctx->iv_offset + offset) >> ctx->iv_shift;
 	bio_crypt_set_ctx(bio, &ctx->key, dun, GFP_NOIO);
@@ -849,8 +883,15 @@ static void inlinecrypt_io_hints(struct dm_target *ti,
 	limits->physical_block_size =
 		max_t(unsigned int, limits->physical_block_size, ctx->sector_size);
 	limits->io_min = max_t(unsigned int, limits->io_min, ctx->sector_size);
-	/* blk-crypto needs every segment aligned to the data unit size. */
-	limits->dma_alignment = limits->logical_block_size - 1;
+	/*
+	 * blk-crypto needs every segment aligned to the data unit size. The
+	 * limits of the device below are already stacked into @limits, and
+	 * unlike dm-crypt, which bounces every bio into its own pages, this
+	 * target hands the caller's pages to the device: never lower the
+	 * alignment the device below asked for.
+	 */
+	limits->dma_alignment = max_t(unsigned int, limits->dma_alignment,
+				      limits->logical_block_size - 1);
 }
 
 static struct target_type inlinecrypt_target = {

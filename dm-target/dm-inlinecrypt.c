@@ -22,8 +22,10 @@
 #include <linux/key.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/percpu.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/u64_stats_sync.h>
 #include <crypto/utils.h>
 #include <keys/user-type.h>
 
@@ -84,6 +86,7 @@ static const char * const inlinecrypt_flag_names[INLINECRYPT_NR_FLAGS] = {
 	[INLINECRYPT_PASSTHROUGH] = "passthrough",
 };
 
+/* Each bio counter but the last is followed by its byte counter. */
 enum inlinecrypt_stat {
 	INLINECRYPT_BIOS_ENCRYPTED,
 	INLINECRYPT_BYTES_ENCRYPTED,
@@ -91,6 +94,19 @@ enum inlinecrypt_stat {
 	INLINECRYPT_BYTES_DECRYPTED,
 	INLINECRYPT_BIOS_PASSED_THROUGH,
 	INLINECRYPT_NR_STATS,
+};
+
+/**
+ * struct inlinecrypt_stats - one CPU's counters of the INFO status
+ * @val: completed bios and their bytes, enum inlinecrypt_stat
+ * @syncp: lets a reader on a 32-bit machine see whole 64-bit values
+ *
+ * Per CPU so that the completion path, where most bios are counted, never
+ * writes a cache line other CPUs write too; the status sums the CPUs.
+ */
+struct inlinecrypt_stats {
+	u64_stats_t val[INLINECRYPT_NR_STATS];
+	struct u64_stats_sync syncp;
 };
 
 /**
@@ -107,7 +123,7 @@ enum inlinecrypt_stat {
  *	      512-byte sectors and each bio carries a single data unit)
  * @dun_bytes: DUN size the key is initialised with (for "key set")
  * @flags: the boolean optional parameters, bits of enum inlinecrypt_flag
- * @stats: counters of completed bios and bytes, enum inlinecrypt_stat
+ * @stats: per-CPU counters of completed bios and bytes
  * @key_lock: serialises the key messages, suspend/resume and the table
  *	      status against each other (never taken on the I/O path)
  * @suspended: between postsuspend and a successful preresume: no bio is in
@@ -130,7 +146,7 @@ struct inlinecrypt_ctx {
 	unsigned int iv_shift;
 	unsigned int dun_bytes;
 	unsigned long flags;
-	atomic64_t stats[INLINECRYPT_NR_STATS];
+	struct inlinecrypt_stats __percpu *stats;
 
 	struct mutex key_lock; /* see @key_lock above */
 	bool suspended;
@@ -349,6 +365,7 @@ static void inlinecrypt_dtr(struct dm_target *ti)
 	inlinecrypt_wipe_key(ctx);
 	if (ctx->dev)
 		dm_put_device(ti, ctx->dev);
+	free_percpu(ctx->stats);
 	mutex_destroy(&ctx->key_lock);
 	kfree_sensitive(ctx);
 	ti->private = NULL;
@@ -438,7 +455,7 @@ static int inlinecrypt_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	unsigned int dus_sectors;
 	u64 max_dun;
 	char dummy;
-	int ret;
+	int ret, cpu;
 
 	if (argc < 5) {
 		ti->error = "Not enough arguments";
@@ -453,6 +470,15 @@ static int inlinecrypt_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	mutex_init(&ctx->key_lock);
 	ctx->sector_size = SECTOR_SIZE;
 	ti->private = ctx;
+
+	ctx->stats = alloc_percpu(struct inlinecrypt_stats);
+	if (!ctx->stats) {
+		ti->error = "Cannot allocate status counters";
+		ret = -ENOMEM;
+		goto bad;
+	}
+	for_each_possible_cpu(cpu)
+		u64_stats_init(&per_cpu_ptr(ctx->stats, cpu)->syncp);
 
 	if (argc > 5) {
 		ret = inlinecrypt_ctr_optional(ti, argc - 5, &argv[5]);
@@ -596,6 +622,48 @@ bad:
 	return ret;
 }
 
+/*
+ * Count a completed (or passed-through) bio. Called from bio completion,
+ * which may run in hard or soft interrupt context; preemption stays off
+ * so that the CPU's counters cannot change under us, and on 32-bit
+ * machines u64_stats also keeps interrupts off while a value is
+ * half-written (on 64-bit both are no-ops besides the preempt count).
+ */
+static void inlinecrypt_count(struct inlinecrypt_ctx *ctx,
+			      enum inlinecrypt_stat bios, unsigned int bytes)
+{
+	struct inlinecrypt_stats *stats = get_cpu_ptr(ctx->stats);
+	unsigned long flags;
+
+	flags = u64_stats_update_begin_irqsave(&stats->syncp);
+	u64_stats_inc(&stats->val[bios]);
+	if (bytes)
+		u64_stats_add(&stats->val[bios + 1], bytes);
+	u64_stats_update_end_irqrestore(&stats->syncp, flags);
+	put_cpu_ptr(ctx->stats);
+}
+
+static void inlinecrypt_read_stats(struct inlinecrypt_ctx *ctx,
+				   u64 sum[INLINECRYPT_NR_STATS])
+{
+	u64 val[INLINECRYPT_NR_STATS];
+	unsigned int start, i;
+	int cpu;
+
+	memset(sum, 0, sizeof(u64) * INLINECRYPT_NR_STATS);
+	for_each_possible_cpu(cpu) {
+		struct inlinecrypt_stats *stats = per_cpu_ptr(ctx->stats, cpu);
+
+		do {
+			start = u64_stats_fetch_begin(&stats->syncp);
+			for (i = 0; i < INLINECRYPT_NR_STATS; i++)
+				val[i] = u64_stats_read(&stats->val[i]);
+		} while (u64_stats_fetch_retry(&stats->syncp, start));
+		for (i = 0; i < INLINECRYPT_NR_STATS; i++)
+			sum[i] += val[i];
+	}
+}
+
 static int inlinecrypt_map(struct dm_target *ti, struct bio *bio)
 {
 	struct inlinecrypt_ctx *ctx = ti->private;
@@ -623,7 +691,7 @@ static int inlinecrypt_map(struct dm_target *ti, struct bio *bio)
 				    dm_table_device_name(ti->table));
 			return DM_MAPIO_KILL;
 		}
-		atomic64_inc(&ctx->stats[INLINECRYPT_BIOS_PASSED_THROUGH]);
+		inlinecrypt_count(ctx, INLINECRYPT_BIOS_PASSED_THROUGH, 0);
 		return DM_MAPIO_REMAPPED;
 	}
 
@@ -654,15 +722,10 @@ static int inlinecrypt_end_io(struct dm_target *ti, struct bio *bio,
 	struct inlinecrypt_ctx *ctx = ti->private;
 	struct inlinecrypt_io *io = dm_per_bio_data(bio, sizeof(*io));
 
-	if (io->bytes && !*error) {
-		if (bio_data_dir(bio) == WRITE) {
-			atomic64_inc(&ctx->stats[INLINECRYPT_BIOS_ENCRYPTED]);
-			atomic64_add(io->bytes, &ctx->stats[INLINECRYPT_BYTES_ENCRYPTED]);
-		} else {
-			atomic64_inc(&ctx->stats[INLINECRYPT_BIOS_DECRYPTED]);
-			atomic64_add(io->bytes, &ctx->stats[INLINECRYPT_BYTES_DECRYPTED]);
-		}
-	}
+	if (io->bytes && !*error)
+		inlinecrypt_count(ctx, bio_data_dir(bio) == WRITE ?
+				  INLINECRYPT_BIOS_ENCRYPTED :
+				  INLINECRYPT_BIOS_DECRYPTED, io->bytes);
 	return DM_ENDIO_DONE;
 }
 
@@ -672,20 +735,22 @@ static void inlinecrypt_status(struct dm_target *ti, status_type_t type,
 {
 	struct inlinecrypt_ctx *ctx = ti->private;
 	unsigned int sz = 0, flag, num_feature_args;
+	u64 stats[INLINECRYPT_NR_STATS];
 	bool hw;
 
 	switch (type) {
 	case STATUSTYPE_INFO:
 		hw = blk_crypto_config_supported_natively(ctx->dev->bdev,
 							  &ctx->key.crypto_cfg);
-		DMEMIT("%s %s %u %lld %lld %lld %lld %lld",
+		inlinecrypt_read_stats(ctx, stats);
+		DMEMIT("%s %s %u %llu %llu %llu %llu %llu",
 		       hw ? "hw" : "fallback", ctx->cipher->name,
 		       ctx->sector_size,
-		       atomic64_read(&ctx->stats[INLINECRYPT_BIOS_ENCRYPTED]),
-		       atomic64_read(&ctx->stats[INLINECRYPT_BYTES_ENCRYPTED]),
-		       atomic64_read(&ctx->stats[INLINECRYPT_BIOS_DECRYPTED]),
-		       atomic64_read(&ctx->stats[INLINECRYPT_BYTES_DECRYPTED]),
-		       atomic64_read(&ctx->stats[INLINECRYPT_BIOS_PASSED_THROUGH]));
+		       stats[INLINECRYPT_BIOS_ENCRYPTED],
+		       stats[INLINECRYPT_BYTES_ENCRYPTED],
+		       stats[INLINECRYPT_BIOS_DECRYPTED],
+		       stats[INLINECRYPT_BYTES_DECRYPTED],
+		       stats[INLINECRYPT_BIOS_PASSED_THROUGH]);
 		break;
 
 	case STATUSTYPE_TABLE:

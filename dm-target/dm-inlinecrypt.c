@@ -122,6 +122,8 @@ struct inlinecrypt_stats {
  *	      DUN: @sector_shift with iv_large_sectors, else 0 (the IV counts
  *	      512-byte sectors and each bio carries a single data unit)
  * @dun_bytes: DUN size the key is initialised with (for "key set")
+ * @fallback: the device below cannot do this configuration natively, so
+ *	      blk-crypto-fallback does the crypto
  * @flags: the boolean optional parameters, bits of enum inlinecrypt_flag
  * @stats: per-CPU counters of completed bios and bytes
  * @key_lock: serialises the key messages, suspend/resume and the table
@@ -145,6 +147,7 @@ struct inlinecrypt_ctx {
 	unsigned int sector_shift;
 	unsigned int iv_shift;
 	unsigned int dun_bytes;
+	bool fallback;
 	unsigned long flags;
 	struct inlinecrypt_stats __percpu *stats;
 
@@ -551,9 +554,9 @@ static int inlinecrypt_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		goto bad;
 	}
 
-	if (test_bit(INLINECRYPT_INLINE_ONLY, &ctx->flags) &&
-	    !blk_crypto_config_supported_natively(ctx->dev->bdev,
-						  &ctx->key.crypto_cfg)) {
+	ctx->fallback = !blk_crypto_config_supported_natively(ctx->dev->bdev,
+							      &ctx->key.crypto_cfg);
+	if (test_bit(INLINECRYPT_INLINE_ONLY, &ctx->flags) && ctx->fallback) {
 		ti->error = "No inline encryption hardware for this config (inline_only)";
 		ret = -EOPNOTSUPP;
 		goto bad;
@@ -710,6 +713,18 @@ static int inlinecrypt_map(struct dm_target *ti, struct bio *bio)
 		return DM_MAPIO_KILL;
 	}
 
+	/*
+	 * Polled I/O cannot be polled through blk-crypto-fallback: it
+	 * encrypts a write into a bounce bio that replaces this clone in
+	 * submit_bio(), so the cookie dm core polls (dm_poll_dm_io() polls
+	 * the clone) is never set, the bounce bio waits on a poll queue that
+	 * nobody polls, and it completes only if the driver times it out.
+	 * Sent without REQ_POLLED it goes to an interrupt-driven queue; dm
+	 * core still completes the original polled bio from dm_poll_bio()
+	 * once the clone has ended. The engine keeps real polling.
+	 */
+	if (ctx->fallback)
+		bio_clear_polled(bio);
 	dun[0] = (ctx->iv_offset + offset) >> ctx->iv_shift;
 	bio_crypt_set_ctx(bio, &ctx->key, dun, GFP_NOIO);
 	io->bytes = bio->bi_iter.bi_size;

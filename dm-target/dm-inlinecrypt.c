@@ -610,8 +610,27 @@ static int inlinecrypt_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	 * asks for that: without it the device must not advertise anything,
 	 * so that blk-crypto-fallback does the upper layer's encryption
 	 * above this target and every byte this target writes is encrypted
-	 * with the volume key. The feature is a property of the target type,
-	 * so passthrough tables use a copy of the type that has it.
+	 * with the volume key.
+	 *
+	 * The feature is a property of the target type, so a passthrough
+	 * table uses a copy of the type that has it. That copy is safe
+	 * because of how dm core (6.12) uses ti->type:
+	 *  - dm_table_add_target() reads the type's features before calling
+	 *    the constructor (singleton, always-writeable, immutable) from
+	 *    the registered type; the copy only differs in
+	 *    DM_TARGET_PASSES_CRYPTO, which none of them involves;
+	 *  - DM_TARGET_PASSES_CRYPTO is read by one function only,
+	 *    dm_table_construct_crypto_profile(), from dm_table_complete(),
+	 *    after every constructor of the table has run;
+	 *  - every other use after the constructor calls a method (the same
+	 *    functions in the copy), reads name/version (the same), or puts
+	 *    the module reference (dm_put_target_type() uses ->module, the
+	 *    same module, which stays loaded while the table holds it);
+	 *  - nothing compares ti->type with the registered type, except the
+	 *    immutable-target checks, which do not apply to this target.
+	 * tests/dm-inlinecrypt-hw/003 fails if dm core starts reading the
+	 * feature elsewhere (the advertised capabilities, table reloads,
+	 * mixed tables, the module reference count).
 	 */
 	if (test_bit(INLINECRYPT_PASSTHROUGH, &ctx->flags))
 		ti->type = &inlinecrypt_passthrough_target;

@@ -2,6 +2,7 @@
 /*
  * LUKS header -> dm-inlinecrypt table.
  */
+#include <json-c/json.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -97,38 +98,131 @@ int ic_luks_fill_table(const struct ic_luks_info *info, struct ic_table *t,
 	return 0;
 }
 
-int ic_luks_json_segment_size(const char *json, bool *dynamic, uint64_t *bytes)
+/*
+ * A LUKS2 number: a JSON string of decimal digits (the format stores
+ * 64-bit values as strings so that every JSON parser keeps them exact).
+ */
+static int json_u64(json_object *obj, const char *key, bool required, uint64_t *out,
+		    char *err, size_t errlen)
 {
-	const char *p = strstr(json, "\"segments\"");
-	char num[32];
-	size_t n;
+	json_object *v;
+	const char *s;
+	size_t i;
 
-	if (!p)
-		return -1;
-	p = strstr(p, "\"size\"");
-	if (!p)
-		return -1;
-	p += strlen("\"size\"");
-	while (*p == ' ' || *p == '\t' || *p == '\n')
-		p++;
-	if (*p++ != ':')
-		return -1;
-	while (*p == ' ' || *p == '\t' || *p == '\n')
-		p++;
-	if (*p++ != '"')
-		return -1;
-	n = strcspn(p, "\"");
-	if (p[n] != '"' || n == 0 || n >= sizeof(num))
-		return -1;
-	memcpy(num, p, n);
-	num[n] = '\0';
-	if (strcmp(num, "dynamic") == 0) {
-		*dynamic = true;
-		*bytes = 0;
-		return 0;
+	if (!json_object_object_get_ex(obj, key, &v)) {
+		if (!required) {
+			*out = 0;
+			return 0;
+		}
+		return set_error(err, errlen, "segment has no \"%s\"", key);
 	}
-	*dynamic = false;
-	return parse_u64(num, bytes);
+	if (!json_object_is_type(v, json_type_string))
+		return set_error(err, errlen, "segment \"%s\" is not a string", key);
+	s = json_object_get_string(v);
+	for (i = 0; s[i]; i++)
+		if (s[i] < '0' || s[i] > '9')
+			break;
+	if (!i || s[i] || parse_u64(s, out) != 0)
+		return set_error(err, errlen, "segment \"%s\" is not a number: '%s'", key, s);
+	return 0;
+}
+
+int ic_luks_json_segment(const char *json, struct ic_luks_segment *seg, char *err,
+			 size_t errlen)
+{
+	enum json_tokener_error jerr;
+	json_object *root, *segs, *obj = NULL, *v;
+	const char *size;
+	int ret = -1, n = 0;
+
+	memset(seg, 0, sizeof(*seg));
+	root = json_tokener_parse_verbose(json, &jerr);
+	if (!root)
+		return set_error(err, errlen, "LUKS2 metadata is not JSON: %s",
+				 json_tokener_error_desc(jerr));
+	if (!json_object_is_type(root, json_type_object) ||
+	    !json_object_object_get_ex(root, "segments", &segs) ||
+	    !json_object_is_type(segs, json_type_object)) {
+		set_error(err, errlen, "LUKS2 metadata has no segments object");
+		goto out;
+	}
+	json_object_object_foreach(segs, key, val) {
+		(void)key;
+		n++;
+		obj = val;
+	}
+	/* More than one: a reencryption's hot zone and backup segments. */
+	if (n != 1) {
+		set_error(err, errlen, "LUKS2 metadata has %d data segments, this tool maps "
+			  "exactly one (reencryption in progress?)", n);
+		goto out;
+	}
+	if (!json_object_is_type(obj, json_type_object) ||
+	    !json_object_object_get_ex(obj, "type", &v) ||
+	    !json_object_is_type(v, json_type_string)) {
+		set_error(err, errlen, "LUKS2 segment has no type");
+		goto out;
+	}
+	snprintf(seg->type, sizeof(seg->type), "%s", json_object_get_string(v));
+	if (strcmp(seg->type, "crypt") != 0) {
+		set_error(err, errlen, "LUKS2 segment is of type '%s', not 'crypt'", seg->type);
+		goto out;
+	}
+	if (json_u64(obj, "offset", true, &seg->offset, err, errlen) ||
+	    json_u64(obj, "iv_tweak", true, &seg->iv_tweak, err, errlen))
+		goto out;
+	if (!json_object_object_get_ex(obj, "size", &v) ||
+	    !json_object_is_type(v, json_type_string)) {
+		set_error(err, errlen, "LUKS2 segment has no size");
+		goto out;
+	}
+	size = json_object_get_string(v);
+	if (strcmp(size, "dynamic") == 0)
+		seg->dynamic = true;
+	else if (json_u64(obj, "size", true, &seg->size, err, errlen))
+		goto out;
+	if (!json_object_object_get_ex(obj, "encryption", &v) ||
+	    !json_object_is_type(v, json_type_string)) {
+		set_error(err, errlen, "LUKS2 segment has no encryption");
+		goto out;
+	}
+	snprintf(seg->encryption, sizeof(seg->encryption), "%s", json_object_get_string(v));
+	if (!json_object_object_get_ex(obj, "sector_size", &v) ||
+	    !json_object_is_type(v, json_type_int) || json_object_get_int64(v) <= 0 ||
+	    json_object_get_int64(v) > 65536) {
+		set_error(err, errlen, "LUKS2 segment has no valid sector_size");
+		goto out;
+	}
+	seg->sector_size = (unsigned int)json_object_get_int64(v);
+	ret = 0;
+out:
+	json_object_put(root);
+	return ret;
+}
+
+int ic_luks_check_segment(const struct ic_luks_segment *seg, uint64_t data_offset,
+			  char *err, size_t errlen)
+{
+	if (seg->offset != data_offset << IC_SECTOR_SHIFT)
+		return set_error(err, errlen, "LUKS2 segment offset %llu bytes differs from the "
+				 "data offset libcryptsetup reports (%llu sectors)",
+				 (unsigned long long)seg->offset,
+				 (unsigned long long)data_offset);
+	/*
+	 * iv_tweak is where the segment's IVs start. cryptsetup honours it
+	 * only in the multi-segment tables of a reencryption
+	 * (LUKS2_assembly_multisegment_dmd()); for a single segment it loads
+	 * dm-crypt with crypt_get_iv_offset(), which is 0 for LUKS2
+	 * (LUKS2_activate()). A volume whose header says otherwise was
+	 * written by something else, and any choice may read garbage or
+	 * write data the other tools cannot read: refuse it.
+	 */
+	if (seg->iv_tweak)
+		return set_error(err, errlen, "LUKS2 segment has iv_tweak %llu: cryptsetup maps "
+				 "it with IV offset 0, the header says %llu; refusing to choose",
+				 (unsigned long long)seg->iv_tweak,
+				 (unsigned long long)seg->iv_tweak);
+	return 0;
 }
 
 int ic_luks_length(uint64_t device_sectors, uint64_t data_offset,

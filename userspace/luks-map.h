@@ -20,7 +20,8 @@
  * @key_size: crypt_get_volume_key_size(), bytes.
  * @sector_size: crypt_get_sector_size(), bytes.
  * @data_offset: crypt_get_data_offset(), 512-byte sectors.
- * @iv_offset: crypt_get_iv_offset() (LUKS2 iv_tweak), 512-byte sectors.
+ * @iv_offset: crypt_get_iv_offset(), 512-byte sectors (0 for LUKS; the
+ *	LUKS2 segment's iv_tweak is checked by ic_luks_check_segment()).
  * @integrity: crypt_get_integrity_info().integrity, NULL or "" when none.
  * @iv_large_sectors: CRYPT_ACTIVATE_IV_LARGE_SECTORS among the persistent
  *	activation flags (cryptsetup never sets it for LUKS; kept so a header
@@ -57,12 +58,42 @@ const struct ic_cipher *ic_luks_cipher(const char *cipher, const char *mode,
 int ic_luks_fill_table(const struct ic_luks_info *info, struct ic_table *t,
 		       char *err, size_t errlen);
 
-/*
- * ic_luks_json_segment_size - the size of segment 0 in a LUKS2 JSON dump
- * (crypt_dump_json()): "dynamic" sets *@dynamic, else *@bytes.
- * Return: 0, or -1 if no segment size is found or it is not a number.
+/**
+ * struct ic_luks_segment - the data segment of a LUKS2 header (its JSON).
+ * @type: "crypt" (checked).
+ * @offset: where the data starts on the device, bytes.
+ * @size: segment size in bytes, unless @dynamic (to the end of the device).
+ * @iv_tweak: the IV of the segment's first sector.
+ * @encryption: the cipher spec, e.g. "aes-xts-plain64".
+ * @sector_size: bytes.
  */
-int ic_luks_json_segment_size(const char *json, bool *dynamic, uint64_t *bytes);
+struct ic_luks_segment {
+	char type[16];
+	uint64_t offset;
+	bool dynamic;
+	uint64_t size;
+	uint64_t iv_tweak;
+	char encryption[64];
+	unsigned int sector_size;
+};
+
+/*
+ * ic_luks_json_segment - parse a LUKS2 header's JSON (crypt_dump_json())
+ * with json-c and return its one data segment.
+ * Return: 0, or -1 with the reason in @err (not JSON, no or several
+ * segments, a field missing or not a number).
+ */
+int ic_luks_json_segment(const char *json, struct ic_luks_segment *seg, char *err,
+			 size_t errlen);
+
+/*
+ * ic_luks_check_segment - the segment agrees with what libcryptsetup said
+ * (@data_offset, 512-byte sectors) and can be mapped the way cryptsetup
+ * maps it: iv_tweak must be 0 (see luks-map.c).
+ * Return: 0, or -1 with the reason in @err.
+ */
+int ic_luks_check_segment(const struct ic_luks_segment *seg, uint64_t data_offset,
+			  char *err, size_t errlen);
 
 /*
  * ic_luks_length - the mapping length in 512-byte sectors: a fixed segment

@@ -160,6 +160,7 @@ int ic_luks_prepare(const struct ic_args *a, const char *device, const char *nam
 		    char *uuid, size_t uuidlen, char *key_desc, size_t desclen)
 {
 	struct crypt_params_integrity ip;
+	struct ic_luks_segment seg;
 	struct ic_luks_info info;
 	struct crypt_device *cd = NULL;
 	char err[512], vk[MAX_KEY_SIZE];
@@ -219,12 +220,17 @@ int ic_luks_prepare(const struct ic_args *a, const char *device, const char *nam
 		goto out;
 	}
 	if (strcmp(type, CRYPT_LUKS2) == 0) {
-		if (crypt_dump_json(cd, &json, 0) < 0 ||
-		    ic_luks_json_segment_size(json, &dynamic, &segment_bytes) != 0) {
-			fprintf(stderr, PROG ": %s: cannot find the data segment in the "
-				"LUKS2 header\n", device);
+		if (crypt_dump_json(cd, &json, 0) < 0) {
+			fprintf(stderr, PROG ": %s: cannot read the LUKS2 metadata\n", device);
 			goto out;
 		}
+		if (ic_luks_json_segment(json, &seg, err, sizeof(err)) != 0 ||
+		    ic_luks_check_segment(&seg, info.data_offset, err, sizeof(err)) != 0) {
+			fprintf(stderr, PROG ": %s: %s\n", device, err);
+			goto out;
+		}
+		dynamic = seg.dynamic;
+		segment_bytes = seg.size;
 	}
 	if (ic_luks_length(device_sectors, info.data_offset, dynamic, segment_bytes,
 			   info.sector_size, &t->length, err, sizeof(err)) != 0) {

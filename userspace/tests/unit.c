@@ -471,23 +471,65 @@ static void test_luks_table(void)
 
 static void test_luks_json(void)
 {
-	bool dynamic = false;
-	uint64_t bytes = 1;
+	static const char *head = "{\"keyslots\":{\"0\":{\"type\":\"luks2\",\"key_size\":64}},"
+				  "\"segments\":{";
+	static const struct {
+		const char *segments, *part;
+	} bad[] = {
+		{ "}}", "0 data segments" },
+		{ "\"0\":{\"type\":\"crypt\"},\"1\":{\"type\":\"crypt\"}}}", "2 data segments" },
+		{ "\"0\":{\"type\":\"linear\",\"offset\":\"0\"}}}", "'linear'" },
+		{ "\"0\":{\"type\":\"crypt\",\"offset\":\"12x\",\"size\":\"dynamic\","
+		  "\"iv_tweak\":\"0\",\"encryption\":\"aes-xts-plain64\",\"sector_size\":512}}}",
+		  "\"offset\" is not a number" },
+		{ "\"0\":{\"type\":\"crypt\",\"offset\":\"4096\",\"size\":\"-1\","
+		  "\"iv_tweak\":\"0\",\"encryption\":\"aes-xts-plain64\",\"sector_size\":512}}}",
+		  "\"size\" is not a number" },
+		{ "\"0\":{\"type\":\"crypt\",\"offset\":\"4096\",\"size\":\"dynamic\","
+		  "\"encryption\":\"aes-xts-plain64\",\"sector_size\":512}}}", "no \"iv_tweak\"" },
+		{ "\"0\":{\"type\":\"crypt\",\"offset\":4096,\"size\":\"dynamic\","
+		  "\"iv_tweak\":\"0\",\"encryption\":\"aes-xts-plain64\",\"sector_size\":512}}}",
+		  "not a string" },
+		{ "\"0\":{\"type\":\"crypt\",\"offset\":\"4096\",\"size\":\"dynamic\","
+		  "\"iv_tweak\":\"0\",\"encryption\":\"aes-xts-plain64\"}}}", "sector_size" },
+	};
+	struct ic_luks_segment seg;
+	char json[1024], err[256], name[160];
+	size_t i;
+	int r;
 
-	check(ic_luks_json_segment_size(
-		      "{\"keyslots\":{\"0\":{\"type\":\"luks2\",\"key_size\":64}},"
-		      "\"segments\":{\"0\":{\"type\":\"crypt\",\"offset\":\"16777216\","
-		      "\"size\":\"dynamic\",\"iv_tweak\":\"0\"}}}", &dynamic, &bytes) == 0 &&
-	      dynamic, "LUKS2 JSON: dynamic segment");
-	check(ic_luks_json_segment_size(
-		      "{\"segments\": {\"0\": {\"type\": \"crypt\", \"offset\": \"4096\",\n"
-		      "  \"size\" : \"1048576\"}}}", &dynamic, &bytes) == 0 &&
-	      !dynamic && bytes == 1048576, "LUKS2 JSON: fixed segment, spaces");
-	check(ic_luks_json_segment_size("{\"keyslots\":{\"size\":\"1\"}}", &dynamic,
-					&bytes) == -1, "LUKS2 JSON: no segments");
-	check(ic_luks_json_segment_size("{\"segments\":{\"0\":{\"size\":\"12x\"}}}",
-					&dynamic, &bytes) == -1,
-	      "LUKS2 JSON: junk size");
+	/* A "size" of a keyslot area before the segment must not be taken for it. */
+	r = ic_luks_json_segment(
+		"{\"keyslots\":{\"0\":{\"type\":\"luks2\",\"area\":{\"size\":\"258048\"}}},"
+		"\"segments\":{\"0\":{\"type\":\"crypt\",\"offset\":\"16777216\","
+		"\"size\":\"dynamic\",\"iv_tweak\":\"0\",\"encryption\":\"aes-xts-plain64\","
+		"\"sector_size\":4096}}}", &seg, err, sizeof(err));
+	check(r == 0 && seg.dynamic && seg.offset == 16777216 && seg.iv_tweak == 0 &&
+	      seg.sector_size == 4096 && !strcmp(seg.encryption, "aes-xts-plain64"),
+	      "LUKS2 JSON: dynamic segment");
+	r = ic_luks_json_segment(
+		"{\"segments\": {\"0\": {\"type\": \"crypt\", \"offset\": \"4096\",\n"
+		"  \"size\" : \"1048576\", \"iv_tweak\": \"8\", \"encryption\": \"aes-xts-plain64\",\n"
+		"  \"sector_size\": 512}}}", &seg, err, sizeof(err));
+	check(r == 0 && !seg.dynamic && seg.size == 1048576 && seg.iv_tweak == 8,
+	      "LUKS2 JSON: fixed segment, spaces, iv_tweak");
+	check(ic_luks_check_segment(&seg, 8, err, sizeof(err)) == -1 && strstr(err, "iv_tweak 8"),
+	      "LUKS2 segment: non-zero iv_tweak refused");
+	seg.iv_tweak = 0;
+	check(ic_luks_check_segment(&seg, 8, err, sizeof(err)) == 0,
+	      "LUKS2 segment: iv_tweak 0, offset agrees");
+	check_err(ic_luks_check_segment(&seg, 16, err, sizeof(err)), err, "differs",
+		  "LUKS2 segment: offset disagreeing with libcryptsetup refused");
+	check_err(ic_luks_json_segment("{\"segments\":", &seg, err, sizeof(err)), err,
+		  "not JSON", "LUKS2 JSON: truncated");
+	check_err(ic_luks_json_segment("{\"keyslots\":{\"size\":\"1\"}}", &seg, err,
+				       sizeof(err)), err, "no segments", "LUKS2 JSON: no segments");
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(json, sizeof(json), "%s%s", head, bad[i].segments);
+		snprintf(name, sizeof(name), "LUKS2 JSON refused: %s", bad[i].part);
+		check_err(ic_luks_json_segment(json, &seg, err, sizeof(err)), err, bad[i].part,
+			  name);
+	}
 }
 
 static void test_luks_length(void)

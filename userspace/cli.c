@@ -24,6 +24,7 @@ enum {
 	OPT_HEADER,
 	OPT_DRY_RUN,
 	OPT_DISABLE_KEYRING,
+	OPT_SHARED,
 };
 
 static const struct option long_options[] = {
@@ -52,6 +53,7 @@ static const struct option long_options[] = {
 	{ "tries", required_argument, NULL, 'T' },
 	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
 	{ "disable-keyring", no_argument, NULL, OPT_DISABLE_KEYRING },
+	{ "shared", no_argument, NULL, OPT_SHARED },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -193,6 +195,9 @@ int ic_args_parse(int argc, char *argv[], struct ic_args *a, char *err, size_t e
 		case OPT_DISABLE_KEYRING:
 			a->disable_keyring = true;
 			break;
+		case OPT_SHARED:
+			a->shared = true;
+			break;
 		case ':':
 			return set_error(err, errlen, "option %s needs an argument",
 				    argv[optind - 1]);
@@ -275,8 +280,12 @@ int ic_args_check(const struct ic_args *a, char *err, size_t errlen)
 		return set_error(err, errlen, "--key-file and --key-desc are two key sources: give one");
 	if ((a->keyfile_offset || a->keyfile_size_set) && !a->key_file)
 		return set_error(err, errlen, "--keyfile-offset and --keyfile-size need --key-file");
-	if (a->type == IC_TYPE_LUKS)
+	if (a->type == IC_TYPE_LUKS) {
+		if (a->shared)
+			return set_error(err, errlen, "--shared is for plain mappings: a LUKS "
+					 "volume is mapped once");
 		return plain_only(a, err, errlen);
+	}
 	if (a->header)
 		return set_error(err, errlen, "--header is for --luks volumes");
 	if (!a->key_file && !a->key_desc)

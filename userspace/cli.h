@@ -56,6 +56,7 @@ struct ic_args {
 	unsigned int tries;
 	bool dry_run, verbose;
 	bool disable_keyring;
+	bool shared;
 };
 
 /*

@@ -52,6 +52,7 @@ static void usage(FILE *f)
 		" -o, --offset <n>            start at sector n of the device (512-byte)\n"
 		" -p, --skip, --iv-offset <n> add n to the IV sector number\n"
 		"     --size <n>              map n sectors (default: to the end)\n"
+		"     --shared                allow other mappings of the same device\n"
 		"\n"
 		"LUKS volume (made by cryptsetup luksFormat):\n"
 		"     --luks, --type luks     read cipher, key and layout from the header\n"
@@ -97,9 +98,17 @@ static int errno_exit(int e)
 
 /*
  * Size of @device in 512-byte sectors and how the table names it
- * (major:minor). A regular file is accepted only by --dry-run.
+ * (major:minor). A regular file is accepted only by --dry-run. With
+ * @exclusive, the device must not be held by anyone else: cryptsetup opens
+ * it O_EXCL first (device_check_access() with DEV_EXCL), which fails with
+ * EBUSY when a mounted filesystem or a device-mapper table (dm-crypt, or
+ * a dm-inlinecrypt mapping under another name) holds it. dm's own open of
+ * the device (dm_get_device()) is shared between all dm tables, so without
+ * this check the same disk could be mapped twice, with two page caches over
+ * one medium. The check and the table load are not atomic: as with
+ * cryptsetup, a mapping created in between wins.
  */
-static int device_info(const char *device, bool dry_run, uint64_t *sectors,
+static int device_info(const char *device, bool dry_run, bool exclusive, uint64_t *sectors,
 		       char *path, size_t pathlen)
 {
 	struct stat st;
@@ -133,6 +142,21 @@ static int device_info(const char *device, bool dry_run, uint64_t *sectors,
 		return IC_EXIT_DEVICE;
 	}
 	close(fd);
+	if (exclusive && S_ISBLK(st.st_mode)) {
+		fd = open(device, O_RDONLY | O_EXCL | O_CLOEXEC);
+		if (fd < 0) {
+			e = errno;
+			if (e == EBUSY) {
+				fprintf(stderr, PROG ": cannot use device %s, which is in use "
+					"(already mapped or mounted)\n", device);
+				return IC_EXIT_BUSY;
+			}
+			fprintf(stderr, PROG ": cannot open device %s exclusively: %s\n",
+				device, strerror(e));
+			return IC_EXIT_DEVICE;
+		}
+		close(fd);
+	}
 	*sectors = bytes >> IC_SECTOR_SHIFT;
 	return IC_EXIT_OK;
 }
@@ -235,7 +259,8 @@ static int cmd_open(const struct ic_args *a, bool show_keys)
 			return IC_EXIT_BUSY;
 		}
 	}
-	ret = device_info(device, a->dry_run, &sectors, dev_path, sizeof(dev_path));
+	ret = device_info(device, a->dry_run, !a->dry_run && !a->shared, &sectors, dev_path,
+			  sizeof(dev_path));
 	if (ret)
 		return ret;
 

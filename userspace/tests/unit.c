@@ -602,6 +602,7 @@ static void test_args(void)
 		{ "open --luks --iv-large-sectors /dev/sda v", "512-byte" },
 		{ "open --type luks3 /dev/sda v", "luks3" },
 		{ "open --tries 0 --luks /dev/sda v", "tries" },
+		{ "open --luks --shared /dev/sda v", "--shared is for plain" },
 	};
 	struct ic_args a;
 	char err[512], name[160];
@@ -639,6 +640,8 @@ static void test_args(void)
 	check(parse_line("-V", &a, err, sizeof(err)) == 0 && a.version, "args: -V");
 	check(parse_line("close vol", &a, err, sizeof(err)) == 0, "args: close");
 	check(parse_line("status vol", &a, err, sizeof(err)) == 0, "args: status");
+	r = parse_line("open --shared -d k -o 8 /dev/sdb v", &a, err, sizeof(err));
+	check(r == 0 && a.shared, "args: plain --shared");
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		snprintf(name, sizeof(name), "args refused: '%s'", bad[i].line);
 		check_err(parse_line(bad[i].line, &a, err, sizeof(err)), err, bad[i].part, name);

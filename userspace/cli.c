@@ -24,6 +24,8 @@ enum {
 	OPT_HEADER,
 	OPT_DRY_RUN,
 	OPT_DISABLE_KEYRING,
+	OPT_TEST_PASSPHRASE,
+	OPT_DEFERRED,
 	OPT_SHARED,
 };
 
@@ -53,6 +55,9 @@ static const struct option long_options[] = {
 	{ "tries", required_argument, NULL, 'T' },
 	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
 	{ "disable-keyring", no_argument, NULL, OPT_DISABLE_KEYRING },
+	{ "key-slot", required_argument, NULL, 'S' },
+	{ "test-passphrase", no_argument, NULL, OPT_TEST_PASSPHRASE },
+	{ "deferred", no_argument, NULL, OPT_DEFERRED },
 	{ "shared", no_argument, NULL, OPT_SHARED },
 	{ NULL, 0, NULL, 0 },
 };
@@ -81,12 +86,13 @@ int ic_args_parse(int argc, char *argv[], struct ic_args *a, char *err, size_t e
 {
 	memset(a, 0, sizeof(*a));
 	a->tries = IC_DEFAULT_TRIES;
+	a->key_slot = -1;
 	optind = 0;	/* GNU: full reinitialisation, so tests may parse twice */
 	opterr = 0;
 	for (;;) {
 		uint64_t v;
 		int idx = -1;
-		int c = getopt_long(argc, argv, ":hVvc:d:l:s:o:p:rT:", long_options, &idx);
+		int c = getopt_long(argc, argv, ":hVvc:d:l:s:o:p:rT:S:", long_options, &idx);
 		if (c == -1)
 			break;
 		switch (c) {
@@ -169,12 +175,18 @@ int ic_args_parse(int argc, char *argv[], struct ic_args *a, char *err, size_t e
 			a->type = IC_TYPE_LUKS;
 			break;
 		case OPT_TYPE:
-			if (strcmp(optarg, "plain") == 0)
+			a->luks_type = NULL;
+			if (strcmp(optarg, "plain") == 0) {
 				a->type = IC_TYPE_PLAIN;
-			else if (strcmp(optarg, "luks") == 0 || strcmp(optarg, "luks1") == 0 ||
-				 strcmp(optarg, "luks2") == 0)
+			} else if (strcmp(optarg, "luks") == 0) {
 				a->type = IC_TYPE_LUKS;
-			else
+			} else if (strcmp(optarg, "luks1") == 0) {
+				a->type = IC_TYPE_LUKS;
+				a->luks_type = "LUKS1";
+			} else if (strcmp(optarg, "luks2") == 0) {
+				a->type = IC_TYPE_LUKS;
+				a->luks_type = "LUKS2";
+			} else
 				return set_error(err, errlen, "option --type: '%s' is not plain, luks, "
 					    "luks1 or luks2", optarg);
 			break;
@@ -194,6 +206,20 @@ int ic_args_parse(int argc, char *argv[], struct ic_args *a, char *err, size_t e
 			break;
 		case OPT_DISABLE_KEYRING:
 			a->disable_keyring = true;
+			break;
+		case 'S':
+			if (number(opt_name(c, idx), optarg, &v, err, errlen))
+				return -1;
+			if (v > IC_MAX_KEYSLOT)
+				return set_error(err, errlen, "option --key-slot: %s is not a keyslot "
+						 "(0 to %d)", optarg, IC_MAX_KEYSLOT);
+			a->key_slot = (int)v;
+			break;
+		case OPT_TEST_PASSPHRASE:
+			a->test_passphrase = true;
+			break;
+		case OPT_DEFERRED:
+			a->deferred = true;
 			break;
 		case OPT_SHARED:
 			a->shared = true;
@@ -229,6 +255,9 @@ static const struct {
 	{ "open", 2, "open <device> <name>" },
 	{ "close", 1, "close <name>" },
 	{ "status", 1, "status <name>" },
+	{ "suspend", 1, "suspend <name>" },
+	{ "resume", 1, "resume <name>" },
+	{ "resize", 1, "resize <name>" },
 };
 
 static int plain_only(const struct ic_args *a, char *err, size_t errlen)
@@ -255,9 +284,95 @@ static int plain_only(const struct ic_args *a, char *err, size_t errlen)
 	return 0;
 }
 
+/* Options that shape a table: only open (and --size for resize) takes them. */
+static const char *table_option(const struct ic_args *a)
+{
+	if (a->cipher)
+		return "--cipher";
+	if (a->key_size_bits)
+		return "--key-size";
+	if (a->sector_size)
+		return "--sector-size";
+	if (a->offset_set)
+		return "--offset";
+	if (a->skip_set)
+		return "--skip";
+	if (a->iv_large_sectors)
+		return "--iv-large-sectors";
+	if (a->readonly)
+		return "--readonly";
+	if (a->allow_discards)
+		return "--allow-discards";
+	if (a->inline_only)
+		return "--inline-only";
+	if (a->passthrough)
+		return "--passthrough";
+	if (a->dry_run)
+		return "--dry-run";
+	if (a->shared)
+		return "--shared";
+	if (a->test_passphrase)
+		return "--test-passphrase";
+	return NULL;
+}
+
+/* Options that give a key or passphrase: open and resume take them. */
+static const char *key_option(const struct ic_args *a)
+{
+	if (a->key_file)
+		return "--key-file";
+	if (a->key_desc)
+		return "--key-desc";
+	if (a->header)
+		return "--header";
+	if (a->key_slot >= 0)
+		return "--key-slot";
+	if (a->disable_keyring)
+		return "--disable-keyring";
+	if (a->type == IC_TYPE_LUKS)
+		return "--luks/--type";
+	return NULL;
+}
+
+static int check_key_sources(const struct ic_args *a, char *err, size_t errlen)
+{
+	if (a->key_file && a->key_desc)
+		return set_error(err, errlen, "--key-file and --key-desc are two key sources: give one");
+	if ((a->keyfile_offset || a->keyfile_size_set) && !a->key_file)
+		return set_error(err, errlen, "--keyfile-offset and --keyfile-size need --key-file");
+	return 0;
+}
+
+/* The checks of the commands other than open. */
+static int check_other(const struct ic_args *a, char *err, size_t errlen)
+{
+	const char *opt = table_option(a);
+	bool resume = strcmp(a->action, "resume") == 0;
+	bool resize = strcmp(a->action, "resize") == 0;
+
+	if (opt)
+		return set_error(err, errlen, "%s cannot be used with %s", opt, a->action);
+	if (a->size_set && !resize)
+		return set_error(err, errlen, "--size cannot be used with %s", a->action);
+	if (a->deferred && strcmp(a->action, "close") != 0)
+		return set_error(err, errlen, "--deferred is for close");
+	if (resume) {
+		if (a->type == IC_TYPE_LUKS)
+			return set_error(err, errlen, "resume reads the volume type from the mapping: "
+					 "no --luks or --type");
+		return check_key_sources(a, err, errlen);
+	}
+	opt = key_option(a);
+	if (opt && !(resize && (a->key_file || a->key_desc || a->header || a->key_slot >= 0 ||
+				a->disable_keyring)))
+		return set_error(err, errlen, "%s cannot be used with %s", opt, a->action);
+	return resize ? check_key_sources(a, err, errlen) : 0;
+}
+
 int ic_args_check(const struct ic_args *a, char *err, size_t errlen)
 {
 	size_t i;
+	int nargs;
 
 	if (a->help || a->version)
 		return 0;
@@ -268,24 +383,33 @@ int ic_args_check(const struct ic_args *a, char *err, size_t errlen)
 			break;
 	if (i == sizeof(actions) / sizeof(actions[0]))
 		return set_error(err, errlen, "unknown command '%s' (try --help)", a->action);
-	if (a->npos != actions[i].nargs)
+	nargs = actions[i].nargs;
+	/* cryptsetup open --test-passphrase takes the device alone. */
+	if (a->test_passphrase && strcmp(a->action, "open") == 0 && a->npos == 1)
+		nargs = 1;
+	if (a->npos != nargs)
 		return set_error(err, errlen, "usage: inlinecrypt %s", actions[i].usage);
 	if (strcmp(a->action, "open") != 0)
-		return 0;
+		return check_other(a, err, errlen);
 
-	if (strchr(a->pos[1], '/') || !strcmp(a->pos[1], ".") || !strcmp(a->pos[1], "..") ||
-	    strlen(a->pos[1]) >= 128)
+	if (a->npos == 2 &&
+	    (strchr(a->pos[1], '/') || !strcmp(a->pos[1], ".") || !strcmp(a->pos[1], "..") ||
+	     strlen(a->pos[1]) >= 128))
 		return set_error(err, errlen, "invalid mapping name '%s'", a->pos[1]);
-	if (a->key_file && a->key_desc)
-		return set_error(err, errlen, "--key-file and --key-desc are two key sources: give one");
-	if ((a->keyfile_offset || a->keyfile_size_set) && !a->key_file)
-		return set_error(err, errlen, "--keyfile-offset and --keyfile-size need --key-file");
+	if (a->deferred)
+		return set_error(err, errlen, "--deferred is for close");
+	if (check_key_sources(a, err, errlen))
+		return -1;
 	if (a->type == IC_TYPE_LUKS) {
 		if (a->shared)
 			return set_error(err, errlen, "--shared is for plain mappings: a LUKS "
 					 "volume is mapped once");
 		return plain_only(a, err, errlen);
 	}
+	if (a->test_passphrase)
+		return set_error(err, errlen, "--test-passphrase is for --luks volumes");
+	if (a->key_slot >= 0)
+		return set_error(err, errlen, "--key-slot is for --luks volumes");
 	if (a->header)
 		return set_error(err, errlen, "--header is for --luks volumes");
 	if (!a->key_file && !a->key_desc)

@@ -27,11 +27,17 @@ enum {
 
 enum ic_volume_type { IC_TYPE_PLAIN, IC_TYPE_LUKS };
 
+/* LUKS keyslots: cryptsetup's limit (LUKS2; LUKS1 has 8). */
+#define IC_MAX_KEYSLOT 31
+
 /**
  * struct ic_args - everything the command line said.
  * @action: the first non-option word ("open", "close", "status", ...).
  * @pos, @npos: the words after it.
  * @help, @version: -h / -V given.
+ * @luks_type: with --type luks1 or luks2, the only header version accepted
+ *	("LUKS1", "LUKS2"); NULL for --luks / --type luks (either).
+ * @key_slot: --key-slot N, or -1 (any keyslot).
  * The rest mirror the long options; *_set says the option was given.
  */
 struct ic_args {
@@ -56,6 +62,10 @@ struct ic_args {
 	unsigned int tries;
 	bool dry_run, verbose;
 	bool disable_keyring;
+	const char *luks_type;
+	int key_slot;
+	bool test_passphrase;
+	bool deferred;
 	bool shared;
 };
 

@@ -135,7 +135,7 @@ out:
 	return ret;
 }
 
-int ic_dm_remove(const char *name)
+int ic_dm_remove(const char *name, bool deferred)
 {
 	struct dm_task *dmt;
 	uint32_t cookie = 0;
@@ -145,6 +145,7 @@ int ic_dm_remove(const char *name)
 	if (!dmt)
 		return -ENOMEM;
 	if (!dm_task_set_name(dmt, name) || !dm_task_retry_remove(dmt) ||
+	    (deferred && !dm_task_deferred_remove(dmt)) ||
 	    !dm_task_set_cookie(dmt, &cookie, 0)) {
 		dm_task_destroy(dmt);
 		return -ENOMEM;
@@ -154,6 +155,108 @@ int ic_dm_remove(const char *name)
 	dm_udev_wait(cookie);
 	dm_task_destroy(dmt);
 	return ret;
+}
+
+/* A task on @name that carries no data back: suspend, resume. */
+static int simple_task(int type, const char *name, bool cookie_wait)
+{
+	struct dm_task *dmt;
+	uint32_t cookie = 0;
+	int ret = 0;
+
+	dmt = dm_task_create(type);
+	if (!dmt)
+		return -ENOMEM;
+	if (!dm_task_set_name(dmt, name) ||
+	    (cookie_wait && !dm_task_set_cookie(dmt, &cookie, 0))) {
+		dm_task_destroy(dmt);
+		return -ENOMEM;
+	}
+	if (!dm_task_run(dmt))
+		ret = task_errno(dmt);
+	if (cookie_wait)
+		dm_udev_wait(cookie);
+	dm_task_destroy(dmt);
+	return ret;
+}
+
+int ic_dm_suspend(const char *name)
+{
+	return simple_task(DM_DEVICE_SUSPEND, name, false);
+}
+
+int ic_dm_resume(const char *name, char *why, size_t whylen)
+{
+	int kmsg, ret;
+
+	if (whylen)
+		why[0] = '\0';
+	kmsg = kmsg_open();
+	ret = simple_task(DM_DEVICE_RESUME, name, true);
+	if (ret)
+		kmsg_reason(kmsg, why, whylen);
+	else if (kmsg >= 0)
+		close(kmsg);
+	return ret;
+}
+
+int ic_dm_message(const char *name, uint64_t sector, const char *msg, char *why,
+		  size_t whylen)
+{
+	struct dm_task *dmt;
+	int ret = 0, kmsg;
+
+	if (whylen)
+		why[0] = '\0';
+	dmt = dm_task_create(DM_DEVICE_TARGET_MSG);
+	if (!dmt)
+		return -ENOMEM;
+	/* The message may hold a key: libdevmapper wipes its buffers. */
+	if (!dm_task_set_name(dmt, name) || !dm_task_secure_data(dmt) ||
+	    !dm_task_set_sector(dmt, sector) || !dm_task_set_message(dmt, msg)) {
+		dm_task_destroy(dmt);
+		return -ENOMEM;
+	}
+	kmsg = kmsg_open();
+	if (!dm_task_run(dmt)) {
+		ret = task_errno(dmt);
+		kmsg_reason(kmsg, why, whylen);
+	} else if (kmsg >= 0) {
+		close(kmsg);
+	}
+	dm_task_destroy(dmt);
+	return ret;
+}
+
+int ic_dm_reload(const char *name, uint64_t length, const char *params, bool readonly,
+		 char *why, size_t whylen)
+{
+	struct dm_task *dmt;
+	int ret = 0, kmsg;
+
+	if (whylen)
+		why[0] = '\0';
+	dmt = dm_task_create(DM_DEVICE_RELOAD);
+	if (!dmt)
+		return -ENOMEM;
+	if (!dm_task_set_name(dmt, name) || !dm_task_secure_data(dmt) ||
+	    !dm_task_add_target(dmt, 0, length, IC_TARGET_NAME, params) ||
+	    (readonly && !dm_task_set_ro(dmt))) {
+		dm_task_destroy(dmt);
+		return -ENOMEM;
+	}
+	kmsg = kmsg_open();
+	if (!dm_task_run(dmt)) {
+		ret = task_errno(dmt);
+		kmsg_reason(kmsg, why, whylen);
+	} else if (kmsg >= 0) {
+		close(kmsg);
+	}
+	dm_task_destroy(dmt);
+	if (ret)
+		return ret;
+	/* The new table becomes live on resume, as with dmsetup reload. */
+	return ic_dm_resume(name, why, whylen);
 }
 
 /* Fill targets' params (table) or status from a TABLE / STATUS task. */

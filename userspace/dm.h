@@ -12,7 +12,16 @@
 
 #define IC_DM_MAX_TARGETS 16
 /* dm uuids of the mappings this tool makes start with this. */
-#define IC_UUID_PREFIX "INLINECRYPT-"
+/*
+ * dm uuids of the mappings this tool makes: cryptsetup's form
+ * (CRYPT-<TYPE>-[<uuid without dashes>-]<name>), so that tools that know
+ * cryptsetup's mappings (lsblk, systemd, cryptsetup status) know ours;
+ * older versions of the tool used INLINECRYPT-.
+ */
+#define IC_UUID_PREFIX "CRYPT-"
+#define IC_UUID_PREFIX_OLD "INLINECRYPT-"
+/* dm's DM_UUID_LEN, the NUL included. */
+#define IC_DM_UUID_LEN 129
 
 struct ic_dm_target {
 	uint64_t start, length;
@@ -25,7 +34,7 @@ struct ic_dm_device {
 	uint32_t major, minor;
 	int open_count;
 	bool readonly, suspended;
-	char uuid[130];
+	char uuid[IC_DM_UUID_LEN];
 	int ntargets;
 	struct ic_dm_target targets[IC_DM_MAX_TARGETS];
 };
@@ -42,8 +51,36 @@ void ic_dm_init(bool verbose);
 int ic_dm_create(const char *name, const char *uuid, uint64_t length,
 		 const char *params, bool readonly, char *why, size_t whylen);
 
-/* ic_dm_remove - remove @name. Return: 0 or -errno (-ENODEV, -EBUSY). */
-int ic_dm_remove(const char *name);
+/*
+ * ic_dm_remove - remove @name; @deferred: if it is open, remove it when
+ * the last user closes it (DM_DEFERRED_REMOVE).
+ * Return: 0 or -errno (-ENODEV, -EBUSY).
+ */
+int ic_dm_remove(const char *name, bool deferred);
+
+/* ic_dm_suspend - suspend @name (flushing its I/O). Return: 0 or -errno. */
+int ic_dm_suspend(const char *name);
+
+/*
+ * ic_dm_resume - resume @name; a target's refusal (from the kernel log)
+ * goes to @why. Return: 0 or -errno.
+ */
+int ic_dm_resume(const char *name, char *why, size_t whylen);
+
+/*
+ * ic_dm_message - send @msg to the target of @name that covers @sector
+ * (with libdevmapper's secure-data flag: the message may hold a key); the
+ * target's complaint from the kernel log goes to @why. Return: 0 or -errno.
+ */
+int ic_dm_message(const char *name, uint64_t sector, const char *msg, char *why,
+		  size_t whylen);
+
+/*
+ * ic_dm_reload - load a one-target table into @name's inactive slot and
+ * resume it (the new table becomes live). Return: 0 or -errno.
+ */
+int ic_dm_reload(const char *name, uint64_t length, const char *params, bool readonly,
+		 char *why, size_t whylen);
 
 /*
  * ic_dm_query - info, table and status of @name.

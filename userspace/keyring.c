@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "keyring.h"
+#include "util.h"
 
 long ic_keyring_add_thread(const char *desc, const void *key, size_t len)
 {
@@ -52,4 +53,21 @@ int ic_keyring_check(const struct ic_key *key, char *err, size_t errlen)
 		return -EINVAL;
 	}
 	return 0;
+}
+
+long ic_keyring_read_user(const char *desc, void *buf, size_t max)
+{
+	long id, len;
+
+	id = syscall(SYS_request_key, "user", desc, NULL, 0);
+	if (id < 0)
+		return -errno;
+	len = syscall(SYS_keyctl, KEYCTL_READ, id, buf, max);
+	if (len < 0)
+		return -errno;
+	if ((size_t)len > max) {
+		wipe(buf, max);
+		return -E2BIG;
+	}
+	return len;
 }

@@ -25,6 +25,13 @@ int ic_keyring_check(const struct ic_key *key, char *err, size_t errlen);
  */
 long ic_keyring_add_thread(const char *desc, const void *key, size_t len);
 
+/*
+ * ic_keyring_read_user - the payload of the user key @desc (found like
+ * ic_keyring_check() finds keys), at most @max bytes, into @buf.
+ * Return: its length, or -errno (-E2BIG if longer than @max).
+ */
+long ic_keyring_read_user(const char *desc, void *buf, size_t max);
+
 /* ic_keyring_drop - invalidate key @id (best effort). */
 void ic_keyring_drop(long id);
 

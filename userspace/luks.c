@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * open --luks: read a LUKS header with libcryptsetup and unlock the volume key.
+ * open --luks and resume: read a LUKS header with libcryptsetup and unlock
+ * the volume key (passphrase, key file or a LUKS2 keyring token).
  */
 #include <errno.h>
 #include <libcryptsetup.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +13,7 @@
 #include <unistd.h>
 
 #include "dm.h"
+#include "keyring.h"
 #include "luks-map.h"
 #include "luks.h"
 #include "util.h"
@@ -28,12 +31,13 @@ static void log_cb(int level, const char *msg, void *usrptr)
 		fprintf(stderr, "%s", msg);
 }
 
-static int exit_code(int r)
+int ic_luks_exit_code(int r)
 {
 	switch (r) {
 	case 0:
 		return IC_EXIT_OK;
 	case -EPERM:
+	case -EACCES:
 		return IC_EXIT_PERM;
 	case -ENOMEM:
 		return IC_EXIT_NOMEM;
@@ -47,23 +51,48 @@ static int exit_code(int r)
 }
 
 /*
+ * The terminal as it was before echo went off, for the signal handler: a
+ * Ctrl-C at the prompt must not leave the terminal without echo.
+ */
+static struct termios saved_tty;
+static volatile sig_atomic_t tty_saved;
+
+static void restore_tty_and_die(int sig)
+{
+	if (tty_saved)
+		tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved_tty);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static const int prompt_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+#define N_PROMPT_SIGNALS (sizeof(prompt_signals) / sizeof(prompt_signals[0]))
+
+/*
  * A line from standard input, with echo off on a terminal. Like cryptsetup,
  * the newline ends the passphrase and is not part of it.
  * Return: length, or -errno.
  */
 static long read_passphrase(const char *prompt, char *buf, size_t max)
 {
-	struct termios old, quiet;
+	struct sigaction sa, old_sa[N_PROMPT_SIGNALS];
+	struct termios quiet;
 	bool tty = isatty(STDIN_FILENO);
-	size_t len = 0;
+	size_t len = 0, i;
 	long ret = 0;
 	char c;
 
 	if (tty) {
 		fputs(prompt, stderr);
 		fflush(stderr);
-		if (tcgetattr(STDIN_FILENO, &old) == 0) {
-			quiet = old;
+		if (tcgetattr(STDIN_FILENO, &saved_tty) == 0) {
+			memset(&sa, 0, sizeof(sa));
+			sa.sa_handler = restore_tty_and_die;
+			sigemptyset(&sa.sa_mask);
+			tty_saved = 1;
+			for (i = 0; i < N_PROMPT_SIGNALS; i++)
+				sigaction(prompt_signals[i], &sa, &old_sa[i]);
+			quiet = saved_tty;
 			quiet.c_lflag &= (tcflag_t)~ECHO;
 			tcsetattr(STDIN_FILENO, TCSAFLUSH, &quiet);
 		} else {
@@ -88,7 +117,10 @@ static long read_passphrase(const char *prompt, char *buf, size_t max)
 	}
 	wipe(&c, sizeof(c));
 	if (tty) {
-		tcsetattr(STDIN_FILENO, TCSAFLUSH, &old);
+		tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved_tty);
+		tty_saved = 0;
+		for (i = 0; i < N_PROMPT_SIGNALS; i++)
+			sigaction(prompt_signals[i], &old_sa[i], NULL);
 		fputc('\n', stderr);
 	}
 	if (ret) {
@@ -96,6 +128,68 @@ static long read_passphrase(const char *prompt, char *buf, size_t max)
 		return ret;
 	}
 	return (long)len;
+}
+
+/*
+ * The builtin LUKS2 keyring token ("luks2-keyring", `cryptsetup token add
+ * --key-description`): the passphrase is a user key in the kernel keyring.
+ * Try each such token whose key is there, as cryptsetup open does before it
+ * asks for a passphrase. External tokens (systemd's TPM2, FIDO2) need
+ * libcryptsetup's token plugins, which this tool does not load.
+ * Return: keyslot >= 0, -ENOENT if no token could unlock, or -errno.
+ */
+static int unlock_by_token(struct crypt_device *cd, const struct ic_args *a, char *vk,
+			   size_t *vk_size)
+{
+	struct crypt_token_params_luks2_keyring params;
+	int token, max = crypt_token_max(CRYPT_LUKS2), r;
+	const char *type;
+	char *pass;
+	long len;
+
+	if (strcmp(crypt_get_type(cd), CRYPT_LUKS2) != 0 || max <= 0)
+		return -ENOENT;
+	pass = malloc(PASS_MAX_TYPED);
+	if (!pass)
+		return -ENOMEM;
+	r = -ENOENT;
+	for (token = 0; token < max; token++) {
+		if (crypt_token_status(cd, token, &type) != CRYPT_TOKEN_INTERNAL ||
+		    strcmp(type, "luks2-keyring") != 0)
+			continue;
+		if (crypt_token_luks2_keyring_get(cd, token, &params) < 0)
+			continue;
+		len = ic_keyring_read_user(params.key_description, pass, PASS_MAX_TYPED);
+		if (len < 0) {
+			if (a->verbose)
+				fprintf(stderr, "Token %d: key %s not in the keyring (%s).\n",
+					token, params.key_description, strerror((int)-len));
+			continue;
+		}
+		r = crypt_volume_key_get(cd, a->key_slot, vk, vk_size, pass, (size_t)len);
+		wipe(pass, (size_t)len);
+		if (r >= 0) {
+			if (a->verbose)
+				fprintf(stderr, "Token %d unlocked key slot %d.\n", token, r);
+			break;
+		}
+		r = -ENOENT;
+	}
+	wipe(pass, PASS_MAX_TYPED);
+	free(pass);
+	return r;
+}
+
+static void unlock_message(int r)
+{
+	if (r == -EPERM)
+		fprintf(stderr, "No key available with this passphrase.\n");
+	else if (r == -EACCES)
+		/* libcryptsetup: the crypto backend refused (e.g. FIPS mode) */
+		fprintf(stderr, PROG ": the keyslot cannot be used: operation not permitted "
+			"by the crypto backend (FIPS mode?)\n");
+	else if (r == -ENOENT)
+		fprintf(stderr, PROG ": no usable keyslot\n");
 }
 
 /* Unlock the volume key into @vk; Return: keyslot >= 0 or -errno. */
@@ -110,6 +204,11 @@ static int unlock(struct crypt_device *cd, const struct ic_args *a, const char *
 	long len;
 	int r = -EPERM;
 
+	if (!a->key_file) {
+		r = unlock_by_token(cd, a, vk, vk_size);
+		if (r != -ENOENT)
+			return r;
+	}
 	if (max > PASS_MAX_FILE)
 		max = PASS_MAX_FILE;
 	pass = malloc(max ? max : 1);
@@ -135,11 +234,13 @@ static int unlock(struct crypt_device *cd, const struct ic_args *a, const char *
 				break;
 			}
 		}
-		r = crypt_volume_key_get(cd, CRYPT_ANY_SLOT, vk, vk_size, pass, (size_t)len);
+		r = crypt_volume_key_get(cd, a->key_slot, vk, vk_size, pass, (size_t)len);
 		wipe(pass, (size_t)len);
+		if (r >= 0)
+			break;
+		unlock_message(r);
 		if (r != -EPERM)
 			break;
-		fprintf(stderr, "No key available with this passphrase.\n");
 	}
 	wipe(pass, max ? max : 1);
 	free(pass);
@@ -155,6 +256,91 @@ static uint64_t flags_get(struct crypt_device *cd, crypt_flags_type type)
 	return flags;
 }
 
+/*
+ * Open the header of @device (or --header) as the LUKS version the command
+ * line allows, refuse an unmet requirement (an interrupted reencryption).
+ * Return: IC_EXIT_OK with *@cdp set, or an exit code (message printed).
+ */
+static int load_header(const struct ic_args *a, const char *device, struct crypt_device **cdp)
+{
+	const char *hdr = a->header ? a->header : device;
+	struct crypt_device *cd = NULL;
+	uint32_t flags;
+	int r;
+
+	r = crypt_init_data_device(&cd, hdr, a->header ? device : NULL);
+	if (r < 0) {
+		fprintf(stderr, PROG ": cannot use %s: %s\n", hdr, strerror(-r));
+		return ic_luks_exit_code(r);
+	}
+	crypt_set_log_callback(cd, log_cb, (void *)a);
+	r = crypt_load(cd, a->luks_type ? a->luks_type : CRYPT_LUKS, NULL);
+	if (r < 0) {
+		fprintf(stderr, PROG ": %s is not a valid %s device\n", hdr,
+			a->luks_type ? a->luks_type : "LUKS");
+		crypt_free(cd);
+		return ic_luks_exit_code(r == -EINVAL ? -EINVAL : r);
+	}
+	flags = (uint32_t)flags_get(cd, CRYPT_FLAGS_REQUIREMENTS);
+	if (flags) {
+		fprintf(stderr, PROG ": %s: %s volume has requirements this tool does not "
+			"meet (0x%x: reencryption in progress?)\n", device, crypt_get_type(cd),
+			flags);
+		crypt_free(cd);
+		return IC_EXIT_USAGE;
+	}
+	*cdp = cd;
+	return IC_EXIT_OK;
+}
+
+/* "<uuid without dashes>" of the header, as cryptsetup puts it in dm uuids. */
+static void compact_uuid(struct crypt_device *cd, char *buf, size_t len)
+{
+	const char *id = crypt_get_uuid(cd);
+	size_t i = 0;
+
+	for (; id && *id && i + 1 < len; id++)
+		if (*id != '-')
+			buf[i++] = *id;
+	buf[i] = '\0';
+}
+
+/*
+ * The volume key: unlock it, check its size against the cipher, put it in
+ * @t->key, and name its keyring description (cf. cryptsetup's
+ * "cryptsetup:<uuid>-d0").
+ */
+static int volume_key(struct crypt_device *cd, const struct ic_args *a, const char *device,
+		      struct ic_table *t, char *key_desc, size_t desclen)
+{
+	char vk[MAX_KEY_SIZE];
+	size_t vk_size = sizeof(vk);
+	const char *id;
+	int r, ret = IC_EXIT_USAGE;
+
+	r = unlock(cd, a, device, vk, &vk_size);
+	if (r < 0) {
+		ret = ic_luks_exit_code(r);
+		goto out;
+	}
+	if (a->verbose)
+		fprintf(stderr, "Key slot %d unlocked.\n", r);
+	if (vk_size != t->cipher->key_size) {
+		fprintf(stderr, PROG ": %s: volume key is %zu bytes, %s needs %u\n",
+			device, vk_size, t->cipher->name, t->cipher->key_size);
+		goto out;
+	}
+	t->key.type = IC_KEY_RAW;
+	t->key.size = (unsigned int)vk_size;
+	memcpy(t->key.raw, vk, vk_size);
+	id = crypt_get_uuid(cd);
+	snprintf(key_desc, desclen, IC_LUKS_KEY_PREFIX "%s-d0", id ? id : "");
+	ret = IC_EXIT_OK;
+out:
+	wipe(vk, sizeof(vk));
+	return ret;
+}
+
 int ic_luks_prepare(const struct ic_args *a, const char *device, const char *name,
 		    uint64_t device_sectors, struct ic_table *t,
 		    char *uuid, size_t uuidlen, char *key_desc, size_t desclen)
@@ -163,38 +349,18 @@ int ic_luks_prepare(const struct ic_args *a, const char *device, const char *nam
 	struct ic_luks_segment seg;
 	struct ic_luks_info info;
 	struct crypt_device *cd = NULL;
-	char err[512], vk[MAX_KEY_SIZE];
-	const char *type, *json, *id;
+	char err[512], compact[64];
+	const char *type, *json;
 	uint64_t segment_bytes = 0;
-	size_t vk_size = sizeof(vk);
 	bool dynamic = true;
 	uint32_t flags;
-	int r, ret = IC_EXIT_USAGE;
-	char compact[64];
-	size_t i = 0;
+	int ret;
 
-	r = crypt_init_data_device(&cd, a->header ? a->header : device, a->header ? device : NULL);
-	if (r < 0) {
-		fprintf(stderr, PROG ": cannot use %s: %s\n", a->header ? a->header : device,
-			strerror(-r));
-		return exit_code(r);
-	}
-	crypt_set_log_callback(cd, log_cb, (void *)a);
-	r = crypt_load(cd, CRYPT_LUKS, NULL);
-	if (r < 0) {
-		fprintf(stderr, PROG ": %s is not a valid LUKS device\n",
-			a->header ? a->header : device);
-		ret = exit_code(r == -EINVAL ? -EINVAL : r);
-		goto out;
-	}
+	ret = load_header(a, device, &cd);
+	if (ret)
+		return ret;
+	ret = IC_EXIT_USAGE;
 	type = crypt_get_type(cd);
-
-	flags = (uint32_t)flags_get(cd, CRYPT_FLAGS_REQUIREMENTS);
-	if (flags) {
-		fprintf(stderr, PROG ": %s: %s volume has requirements this tool does not "
-			"meet (0x%x: reencryption in progress?)\n", device, type, flags);
-		goto out;
-	}
 
 	memset(&ip, 0, sizeof(ip));
 	if (crypt_get_integrity_info(cd, &ip) < 0)
@@ -240,33 +406,43 @@ int ic_luks_prepare(const struct ic_args *a, const char *device, const char *nam
 	}
 	ic_apply_flags(a, t);
 
-	r = unlock(cd, a, device, vk, &vk_size);
-	if (r < 0) {
-		ret = exit_code(r);
+	ret = volume_key(cd, a, device, t, key_desc, desclen);
+	if (ret)
 		goto out;
-	}
-	if (a->verbose)
-		fprintf(stderr, "Key slot %d unlocked.\n", r);
-	if (vk_size != t->cipher->key_size) {
-		fprintf(stderr, PROG ": %s: volume key is %zu bytes, %s needs %u\n",
-			device, vk_size, t->cipher->name, t->cipher->key_size);
-		goto out;
-	}
-	t->key.type = IC_KEY_RAW;
-	t->key.size = (unsigned int)vk_size;
-	memcpy(t->key.raw, vk, vk_size);
 
-	/* Like cryptsetup's "CRYPT-LUKS2-<uuid without dashes>-<name>". */
-	id = crypt_get_uuid(cd);
-	snprintf(key_desc, desclen, IC_LUKS_KEY_PREFIX "%s-d0", id ? id : "");
-	for (i = 0; id && *id && i < sizeof(compact) - 1; id++)
-		if (*id != '-')
-			compact[i++] = *id;
-	compact[i] = '\0';
-	snprintf(uuid, uuidlen, IC_UUID_PREFIX "%s-%s-%s", type, compact, name);
-	ret = IC_EXIT_OK;
+	/*
+	 * cryptsetup's dm uuid, "CRYPT-LUKS2-<uuid without dashes>-<name>"
+	 * (dm_prepare_uuid()), truncated to dm's 128 characters as there.
+	 */
+	if (name) {
+		compact_uuid(cd, compact, sizeof(compact));
+		snprintf(uuid, uuidlen, IC_UUID_PREFIX "%s-%s-%s", type, compact, name);
+	}
 out:
-	wipe(vk, sizeof(vk));
+	crypt_free(cd);
+	return ret;
+}
+
+int ic_luks_volume_key(const struct ic_args *a, const char *device, const char *dm_uuid,
+		       struct ic_table *t, char *key_desc, size_t desclen)
+{
+	struct crypt_device *cd = NULL;
+	char compact[64], want[IC_DM_UUID_LEN];
+	int ret;
+
+	ret = load_header(a, device, &cd);
+	if (ret)
+		return ret;
+	/* The header must be this mapping's: its uuid is in the dm uuid. */
+	compact_uuid(cd, compact, sizeof(compact));
+	snprintf(want, sizeof(want), "%s%s-%s-", IC_UUID_PREFIX, crypt_get_type(cd), compact);
+	if (strncmp(dm_uuid, want, strlen(want)) != 0) {
+		fprintf(stderr, PROG ": %s: LUKS header %s does not belong to this mapping "
+			"(dm uuid %s)\n", device, crypt_get_uuid(cd), dm_uuid);
+		crypt_free(cd);
+		return IC_EXIT_DEVICE;
+	}
+	ret = volume_key(cd, a, device, t, key_desc, desclen);
 	crypt_free(cd);
 	return ret;
 }

@@ -125,8 +125,10 @@ int ic_key_parse_table(const char *s, struct ic_key *key, char *err, size_t errl
 	memset(key, 0, sizeof(*key));
 	if (s[0] == ':')
 		return parse_ref(s, key, err, errlen);
-	if (strcmp(s, "-") == 0)
-		return set_error(err, errlen, "empty key '-' not supported");
+	if (strcmp(s, "-") == 0) {
+		key->type = IC_KEY_WIPED;
+		return 0;
+	}
 	n = hex_decode_any(s, key->raw, sizeof(key->raw));
 	if (n <= 0) {
 		ic_key_wipe(key);
@@ -175,7 +177,7 @@ int ic_table_check(const struct ic_table *t, char *err, size_t errlen)
 
 	if (!c)
 		return set_error(err, errlen, "no cipher");
-	if (t->key.type == IC_KEY_NONE)
+	if (t->key.type == IC_KEY_NONE || t->key.type == IC_KEY_WIPED)
 		return set_error(err, errlen, "no key");
 	if (t->key.size != c->key_size)
 		return set_error(err, errlen, "%s needs a %u-byte (%u-bit) key, got %u bytes",
@@ -246,6 +248,9 @@ int ic_table_params(const struct ic_table *t, char *buf, size_t buflen)
 	case IC_KEY_USER:
 		ret = append(buf, buflen, &pos, ":%u:%s:%s", t->key.size,
 			     t->key.type == IC_KEY_LOGON ? "logon" : "user", t->key.desc);
+		break;
+	case IC_KEY_WIPED:
+		ret = append(buf, buflen, &pos, "-");
 		break;
 	default:
 		ret = -1;

@@ -46,6 +46,7 @@ enum ic_key_type {
 	IC_KEY_RAW,	/* bytes in ic_key.raw, written as hex */
 	IC_KEY_LOGON,	/* :<size>:logon:<desc> */
 	IC_KEY_USER,	/* :<size>:user:<desc> */
+	IC_KEY_WIPED,	/* "-": the target's key was wiped ("key wipe") */
 };
 
 /**
@@ -66,7 +67,8 @@ void ic_key_wipe(struct ic_key *key);
 
 /*
  * ic_key_parse_table - the <key> field of a table line: hex, or
- * :<size>:logon:<desc> / :<size>:user:<desc>.
+ * :<size>:logon:<desc> / :<size>:user:<desc>, or "-", which the target
+ * prints while its key is wiped (suspended after "key wipe").
  * Return: 0, or -1 with a reason in @err.
  */
 int ic_key_parse_table(const char *s, struct ic_key *key, char *err, size_t errlen);

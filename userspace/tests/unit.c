@@ -156,7 +156,7 @@ static void test_key_parse(void)
 	check_err(r, err, "hex", "table key: bad hex rejected");
 	check(k.type == IC_KEY_NONE && k.raw[0] == 0, "table key: bad hex leaves no bytes");
 	r = ic_key_parse_table("-", &k, err, sizeof(err));
-	check_err(r, err, "empty key", "table key: '-' (no key) rejected");
+	check(r == 0 && k.type == IC_KEY_WIPED, "table key: '-' is a wiped key");
 
 	r = ic_key_parse_desc("logon:vol1", 64, &k, err, sizeof(err));
 	check(r == 0 && k.type == IC_KEY_LOGON && k.size == 64 && !strcmp(k.desc, "vol1"),
@@ -602,7 +602,22 @@ static void test_args(void)
 		{ "open --luks --iv-large-sectors /dev/sda v", "512-byte" },
 		{ "open --type luks3 /dev/sda v", "luks3" },
 		{ "open --tries 0 --luks /dev/sda v", "tries" },
+		{ "open --luks -S 32 /dev/sda v", "--key-slot" },
+		{ "open -S 1 -d k /dev/sda v", "--key-slot is for --luks" },
+		{ "open --test-passphrase -d k /dev/sda v", "--test-passphrase is for --luks" },
+		{ "open --luks /dev/sda", "usage: inlinecrypt open" },
 		{ "open --luks --shared /dev/sda v", "--shared is for plain" },
+		{ "open --deferred -d k /dev/sda v", "--deferred is for close" },
+		{ "suspend", "usage: inlinecrypt suspend" },
+		{ "suspend -d k v", "--key-file cannot be used with suspend" },
+		{ "status --luks v", "--luks/--type cannot be used with status" },
+		{ "close --size 8 v", "--size cannot be used with close" },
+		{ "resume --luks v", "no --luks" },
+		{ "resume -c aes-xts-plain64 v", "--cipher cannot be used with resume" },
+		{ "resume -d k --key-desc logon:x v", "two key sources" },
+		{ "resume --deferred v", "--deferred is for close" },
+		{ "resize --sector-size 4096 v", "--sector-size cannot be used with resize" },
+		{ "resize --size 0 v", "zero" },
 	};
 	struct ic_args a;
 	char err[512], name[160];
@@ -638,10 +653,30 @@ static void test_args(void)
 	check(r == 0 && !strcmp(a.pos[1], "-v") && !a.verbose, "args: -- ends options");
 	check(parse_line("--help", &a, err, sizeof(err)) == 0 && a.help, "args: --help");
 	check(parse_line("-V", &a, err, sizeof(err)) == 0 && a.version, "args: -V");
-	check(parse_line("close vol", &a, err, sizeof(err)) == 0, "args: close");
-	check(parse_line("status vol", &a, err, sizeof(err)) == 0, "args: status");
+	check(parse_line("close vol", &a, err, sizeof(err)) == 0 && !a.deferred, "args: close");
+	check(parse_line("close --deferred vol", &a, err, sizeof(err)) == 0 && a.deferred,
+	      "args: close --deferred");
+	check(parse_line("suspend vol", &a, err, sizeof(err)) == 0, "args: suspend");
+	r = parse_line("resume -d pass -S 3 --header h vol", &a, err, sizeof(err));
+	check(r == 0 && a.key_slot == 3 && !strcmp(a.key_file, "pass") && !strcmp(a.header, "h"),
+	      "args: resume with a passphrase file, keyslot and header");
+	check(parse_line("resume --key-desc logon:k vol", &a, err, sizeof(err)) == 0,
+	      "args: resume with --key-desc");
+	check(parse_line("resize --size 800 vol", &a, err, sizeof(err)) == 0 && a.size == 800,
+	      "args: resize --size");
+	r = parse_line("open --luks --test-passphrase -d pass /dev/sdb", &a, err, sizeof(err));
+	check(r == 0 && a.test_passphrase && a.npos == 1,
+	      "args: open --test-passphrase without a name");
+	r = parse_line("open --type luks1 --key-slot 2 /dev/sdb v", &a, err, sizeof(err));
+	check(r == 0 && a.type == IC_TYPE_LUKS && !strcmp(a.luks_type, "LUKS1") && a.key_slot == 2,
+	      "args: --type luks1 --key-slot 2");
+	r = parse_line("open --type luks2 /dev/sdb v", &a, err, sizeof(err));
+	check(r == 0 && !strcmp(a.luks_type, "LUKS2"), "args: --type luks2");
+	r = parse_line("open --luks /dev/sdb v", &a, err, sizeof(err));
+	check(r == 0 && !a.luks_type && a.key_slot == -1, "args: --luks takes either version");
 	r = parse_line("open --shared -d k -o 8 /dev/sdb v", &a, err, sizeof(err));
 	check(r == 0 && a.shared, "args: plain --shared");
+	check(parse_line("status vol", &a, err, sizeof(err)) == 0, "args: status");
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		snprintf(name, sizeof(name), "args refused: '%s'", bad[i].line);
 		check_err(parse_line(bad[i].line, &a, err, sizeof(err)), err, bad[i].part, name);

@@ -847,6 +847,24 @@ static int cmd_resize(const struct ic_args *a, bool show_keys)
 			device);
 		goto out;
 	}
+	/*
+	 * As cryptsetup: a LUKS2 data segment of fixed size ends where the
+	 * header says, whatever the device size (what follows may be
+	 * another volume's); only "dynamic" segments grow and shrink.
+	 */
+	if (!strcmp(mapping_type(dev.uuid), "LUKS2")) {
+		uint64_t fixed;
+
+		ret = ic_luks_fixed_size(a, device, &fixed);
+		if (ret)
+			goto out;
+		ret = IC_EXIT_USAGE;
+		if (fixed) {
+			fprintf(stderr, PROG ": %s: the LUKS2 data segment has a fixed size (%llu "
+				"bytes): not resized\n", name, (unsigned long long)fixed);
+			goto out;
+		}
+	}
 	length = a->size_set ? a->size : sectors - t->start;
 	if (length > sectors - t->start) {
 		fprintf(stderr, PROG ": %s: size %llu plus offset %llu is beyond the end of %s "

@@ -446,3 +446,30 @@ int ic_luks_volume_key(const struct ic_args *a, const char *device, const char *
 	crypt_free(cd);
 	return ret;
 }
+
+int ic_luks_fixed_size(const struct ic_args *a, const char *device, uint64_t *bytes)
+{
+	struct crypt_device *cd = NULL;
+	int ret;
+
+	*bytes = 0;
+	ret = load_header(a, device, &cd);
+	if (ret)
+		return ret;
+	ret = IC_EXIT_OK;
+	if (strcmp(crypt_get_type(cd), CRYPT_LUKS2) == 0) {
+		struct ic_luks_segment seg;
+		const char *json;
+		char err[512];
+
+		if (crypt_dump_json(cd, &json, 0) < 0 ||
+		    ic_luks_json_segment(json, &seg, err, sizeof(err)) != 0) {
+			fprintf(stderr, PROG ": %s: cannot read the LUKS2 data segment\n", device);
+			ret = IC_EXIT_USAGE;
+		} else if (!seg.dynamic) {
+			*bytes = seg.size;
+		}
+	}
+	crypt_free(cd);
+	return ret;
+}

@@ -38,6 +38,14 @@ int ic_luks_prepare(const struct ic_args *a, const char *device, const char *nam
 int ic_luks_volume_key(const struct ic_args *a, const char *device, const char *dm_uuid,
 		       struct ic_table *t, char *key_desc, size_t desclen);
 
+/*
+ * ic_luks_fixed_size - the size in bytes of the LUKS2 data segment of
+ * @device (or --header) if it is fixed, 0 if it is "dynamic" (to the end
+ * of the device) or the header is LUKS1.
+ * Return: an IC_EXIT_* code; messages already printed.
+ */
+int ic_luks_fixed_size(const struct ic_args *a, const char *device, uint64_t *bytes);
+
 /* ic_luks_exit_code - cryptsetup's exit code for a libcryptsetup -errno. */
 int ic_luks_exit_code(int r);
 

@@ -34,6 +34,11 @@ LABELS = {
     "fscrypt-sw": "fscrypt software path (no inlinecrypt)",
 }
 ORDER = list(LABELS)
+# Boots: engine on/off, and (full mode) the same on 4 vCPUs with fio
+# numjobs=4. The 4-job cells are compared within their own boots only.
+BOOTS = ("engine", "noengine", "engine4", "noengine4")
+BOOT_TAG = {"engine": "E", "noengine": "N", "engine4": "E4", "noengine4": "N4"}
+MULTI_WORKLOADS = ["seqread", "seqwrite", "randread32", "randwrite32"]
 
 
 def expected_cells(mode):
@@ -60,9 +65,12 @@ def expected_cells(mode):
         duss = ["4096"]
         boots = {"engine": (["dmic-engine", "dmcrypt"], []),
                  "noengine": (["dmic-fallback"], [])}
+    if mode == "full":
+        boots["engine4"] = (["plain", "dmic-engine"], [])
+        boots["noengine4"] = (["plain", "dmic-fallback", "dmcrypt", "dmcrypt-nowq"], [])
     cells = []
     for boot, (dev, fs) in boots.items():
-        for w in wls:
+        for w in (MULTI_WORKLOADS if boot.endswith("4") else wls):
             for c in dev:
                 for d in (["-"] if c == "plain" else duss):
                     cells.append(f"{boot}.{c}.{d}.{w}")
@@ -185,12 +193,15 @@ def ratio(a, b):
 def build(args):
     out = args.out
     cells, meta_boots, accels, calib = {}, {}, set(), {}
-    for boot in ("engine", "noengine"):
+    for boot in BOOTS:
+        if boot.endswith("4") and not os.path.isdir(os.path.join(out, f"boot-{boot}")):
+            continue
         gdir, spans, info, accel = parse_boot(out, boot)
         accels.add(accel)
         meta_boots[boot] = {
             "accelerator": accel,
-            "ufs_crypto": "on" if boot == "engine" else "off",
+            "ufs_crypto": "on" if boot.startswith("engine") else "off",
+            "numjobs": int(info.get("numjobs", ["1"])[0]),
             "guest_kernel": info.get("kernel", ["?"])[0],
             "guest_cpus_online": int(info.get("cpus", ["0"])[0]),
             "guest_mem_kib": int(info.get("mem_kb", ["0"])[0]),
@@ -223,7 +234,7 @@ def build(args):
     # Ratios: to plain and to dm-crypt of the same boot (else the engine
     # boot's), same data unit size (fscrypt: 4096).
     def ref(boot, config, dus, wl):
-        for b in (boot, "engine", "noengine"):
+        for b in ((boot,) if boot.endswith("4") else (boot, "engine", "noengine")):
             k = f"{b}.{config}.{dus}.{wl}"
             if k in cells:
                 return cells[k]
@@ -272,8 +283,8 @@ def build(args):
 
 def sortkey(cid):
     b, c, d, w = cid.split(".")
-    return (list(WORKLOADS).index(w), 0 if d == "-" else int(d), ORDER.index(c),
-            0 if b == "engine" else 1)
+    return (1 if b.endswith("4") else 0, list(WORKLOADS).index(w),
+            0 if d == "-" else int(d), ORDER.index(c), BOOTS.index(b))
 
 
 def f(v, fmt):
@@ -283,33 +294,44 @@ def f(v, fmt):
 def markdown(res):
     m = res["meta"]
     L = []
+    multi = [c for c in res["cells"] if c["boot"].endswith("4")]
     L.append(f"Accelerator: **{m['accelerator'].upper()}** (guest kernel {m['guest_kernel']}, "
              f"{m['qemu']}, guest CPUs online: {m['boots']['engine']['guest_cpus_online']}, "
              f"guest RAM {m['boots']['engine']['guest_mem_kib'] // 1024} MiB). "
-             "Boot *E* = UFS crypto engine on, *N* = engine off (same disk images).")
+             "Boot *E* = UFS crypto engine on, *N* = engine off (same disk images); "
+             "*E4*, *N4*: the same on 4 vCPUs, every cell 4 fio jobs.")
     L.append("")
     L.append("×plain / ×dm-crypt: ratio to plain dm-linear and to dm-crypt (defaults), "
              "same boot and data unit size (fscrypt: 4096); MB/s ratio, then guest "
              "instructions/GiB ratio. Latency: fio completion latency.")
-    by_wl = {}
-    for c in res["cells"]:
-        by_wl.setdefault(c["workload"], []).append(c)
-    for wl, cs in by_wl.items():
-        L.append("")
-        L.append(f"#### {WORKLOADS[wl][3]} ({m['accelerator'].upper()})")
-        L.append("")
-        L.append("| configuration | boot | DU | MB/s | IOPS | p50 µs | p99 µs | CPU s/GiB "
-                 "| G insns/GiB | ×plain MB/s | ×plain insns | ×dm-crypt MB/s | ×dm-crypt insns |")
-        L.append("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-        for c in cs:
-            L.append(
-                f"| {c['label']} | {'E' if c['boot'] == 'engine' else 'N'} "
-                f"| {c['data_unit'] or '—'} | {c['mb_s']:.1f} | {c['iops']:.0f} "
-                f"| {c['lat_p50_us']:.0f} | {c['lat_p99_us']:.0f} "
-                f"| {f(c['cpu_s_per_gib'], '.2f')} | {f(c['insns_per_gib'] and c['insns_per_gib'] / 1e9, '.2f')} "
-                f"| {f(c['x_plain_mb_s'], '.2f')} | {f(c['x_plain_insns'], '.2f')} "
-                f"| {f(c['x_dmcrypt_mb_s'], '.2f')} | {f(c['x_dmcrypt_insns'], '.2f')} |")
+    sets = [("", [c for c in res["cells"] if not c["boot"].endswith("4")])]
+    if multi:
+        b4 = m["boots"].get("engine4", m["boots"].get("noengine4"))
+        sets.append((f", {b4['guest_cpus_online']} vCPUs, fio numjobs={b4['numjobs']}", multi))
+    for suffix, cells in sets:
+        by_wl = {}
+        for c in cells:
+            by_wl.setdefault(c["workload"], []).append(c)
+        for wl, cs in by_wl.items():
+            markdown_workload(L, m, wl, cs, suffix)
     return "\n".join(L) + "\n"
+
+
+def markdown_workload(L, m, wl, cs, suffix):
+    L.append("")
+    L.append(f"#### {WORKLOADS[wl][3]}{suffix} ({m['accelerator'].upper()})")
+    L.append("")
+    L.append("| configuration | boot | DU | MB/s | IOPS | p50 µs | p99 µs | CPU s/GiB "
+             "| G insns/GiB | ×plain MB/s | ×plain insns | ×dm-crypt MB/s | ×dm-crypt insns |")
+    L.append("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for c in cs:
+        L.append(
+            f"| {c['label']} | {BOOT_TAG[c['boot']]} "
+            f"| {c['data_unit'] or '—'} | {c['mb_s']:.1f} | {c['iops']:.0f} "
+            f"| {c['lat_p50_us']:.0f} | {c['lat_p99_us']:.0f} "
+            f"| {f(c['cpu_s_per_gib'], '.2f')} | {f(c['insns_per_gib'] and c['insns_per_gib'] / 1e9, '.2f')} "
+            f"| {f(c['x_plain_mb_s'], '.2f')} | {f(c['x_plain_insns'], '.2f')} "
+            f"| {f(c['x_dmcrypt_mb_s'], '.2f')} | {f(c['x_dmcrypt_insns'], '.2f')} |")
 
 
 def verdict(ratio, want_low):
@@ -323,38 +345,39 @@ def verdict(ratio, want_low):
     return "≈ (within 2 %)" if abs(ratio - 1.0) <= 0.02 else "**no**"
 
 
-def targets(res):
+def targets(res, eb="engine", nb="noengine", suffix=""):
     """The issue's two targets as tables, computed from this run's cells:
-    the engine against plain (boot E), the fallback against the better
-    dm-crypt measured in the same boot (N)."""
+    the engine against plain (boot eb), the fallback against the better
+    dm-crypt measured in the same boot (nb)."""
     get = {c["id"]: c for c in res["cells"]}
     accel = res["meta"]["accelerator"].upper()
     L = ["", f"#### Target: dm-inlinecrypt on the UFS engine within 1.10× of plain, "
-         f"guest instructions per GiB ({accel}, boot E)", "",
+         f"guest instructions per GiB ({accel}, boot {BOOT_TAG[eb]}{suffix})", "",
          "| workload | DU | dm-inlinecrypt engine ×plain | dm-crypt defaults ×plain "
          "| dm-crypt no_*_workqueue ×plain | met? |",
          "|---|---|---:|---:|---:|---|"]
     for wl in WORKLOADS:
         for dus in ("512", "4096"):
-            e = get.get(f"engine.dmic-engine.{dus}.{wl}")
+            e = get.get(f"{eb}.dmic-engine.{dus}.{wl}")
             if not e:
                 continue
-            d = get.get(f"engine.dmcrypt.{dus}.{wl}")
-            n = get.get(f"engine.dmcrypt-nowq.{dus}.{wl}")
+            d = get.get(f"{eb}.dmcrypt.{dus}.{wl}")
+            n = get.get(f"{eb}.dmcrypt-nowq.{dus}.{wl}")
             x = e["x_plain_insns"]
             L.append(f"| {WORKLOADS[wl][3]} | {dus} | **{f(x, '.2f')}** "
                      f"| {f(d and d['x_plain_insns'], '.2f')} | {f(n and n['x_plain_insns'], '.2f')} "
                      f"| {'yes' if x is not None and x <= 1.10 else '**no**'} |")
     L += ["", f"#### Target: dm-inlinecrypt on blk-crypto-fallback at least as fast as the "
-          f"better dm-crypt, and no more instructions ({accel}, boot N, same boot)", "",
+          f"better dm-crypt, and no more instructions ({accel}, boot {BOOT_TAG[nb]}{suffix}, "
+          "same boot)", "",
           "| workload | DU | fallback MB/s | better dm-crypt MB/s | ×MB/s | MB/s met? "
           "| fallback G insns/GiB | cheaper dm-crypt G insns/GiB | ×insns | insns met? |",
           "|---|---|---:|---:|---:|---|---:|---:|---:|---|"]
     for wl in WORKLOADS:
         for dus in ("512", "4096"):
-            fb = get.get(f"noengine.dmic-fallback.{dus}.{wl}")
-            dcs = [c for c in (get.get(f"noengine.dmcrypt.{dus}.{wl}"),
-                               get.get(f"noengine.dmcrypt-nowq.{dus}.{wl}")) if c]
+            fb = get.get(f"{nb}.dmic-fallback.{dus}.{wl}")
+            dcs = [c for c in (get.get(f"{nb}.dmcrypt.{dus}.{wl}"),
+                               get.get(f"{nb}.dmcrypt-nowq.{dus}.{wl}")) if c]
             if not fb or not dcs:
                 continue
             fast = max(dcs, key=lambda c: c["mb_s"])
@@ -370,9 +393,9 @@ def targets(res):
     # The noise floor of this run: configurations measured in both boots.
     dm, di = [], []
     for c in res["cells"]:
-        if c["boot"] != "engine":
+        if c["boot"] != eb:
             continue
-        o = get.get("noengine." + c["id"].split(".", 1)[1])
+        o = get.get(f"{nb}." + c["id"].split(".", 1)[1])
         if o and o["mb_s"] and o["insns_per_gib"]:
             dm.append(abs(c["mb_s"] / o["mb_s"] - 1))
             di.append(abs(c["insns_per_gib"] / o["insns_per_gib"] - 1))
@@ -494,6 +517,11 @@ def main():
     table = markdown(res)
     if args.mode == "full":
         table += targets(res)
+        if any(c["boot"].endswith("4") for c in res["cells"]):
+            b4 = res["meta"]["boots"].get("noengine4", {})
+            table += targets(res, "engine4", "noengine4",
+                             f", {b4.get('guest_cpus_online', '?')} vCPUs, "
+                             f"numjobs={b4.get('numjobs', '?')}")
     with open(os.path.join(args.out, "table.md"), "w") as fh:
         fh.write(table)
     if res["missing_cells"]:
@@ -525,11 +553,14 @@ def update_docs(args, res, table, pngs):
     gen.append("")
     gen.append("| | |")
     gen.append("|---|---|")
-    gen.append(f"| accelerator | **{m['accelerator'].upper()}** (both boots) |")
+    gen.append(f"| accelerator | **{m['accelerator'].upper()}** (every boot) |")
     gen.append(f"| guest kernel | Linux {m['guest_kernel']} (Debian linux-source-6.12 + patches/series) |")
     gen.append(f"| QEMU | {m['qemu']} + qemu/patches (UFS crypto engine) |")
-    gen.append(f"| guest | {m['boots']['engine']['guest_cpus_online']} CPU online of 2 "
-               f"configured, {m['boots']['engine']['guest_mem_kib'] // 1024} MiB RAM, "
+    gen.append(f"| guest | boots E, N: {m['boots']['engine']['guest_cpus_online']} CPU(s) "
+               f"online of 2 configured, fio numjobs=1"
+               + (f"; boots E4, N4: {m['boots']['engine4']['guest_cpus_online']} of 4, "
+                  f"numjobs={m['boots']['engine4']['numjobs']}" if "engine4" in m["boots"] else "")
+               + f"; {m['boots']['engine']['guest_mem_kib'] // 1024} MiB RAM, "
                f"{m['boots']['engine']['fio']} |")
     gen.append(f"| host | {h['cpu']}, {h['cpus']} CPUs, {h['mem_mib']} MiB, {h['os']}, "
                f"Linux {h['host_kernel']} |")

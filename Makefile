@@ -7,13 +7,14 @@
 #   make demo    the showcase run
 #   make shell   a guest shell with a crypto-capable UFS disk
 #   make bench   benchmarks against dm-crypt (QUICK=1 for a short run)
+#   make stress  the long stress, fault and fuzz runs; docs/reliability.md
 
 TOP := $(CURDIR)
 BUILD := $(TOP)/build
 CACHE ?= $(or $(INLINECRYPT_CACHE),$(or $(XDG_CACHE_HOME),$(HOME)/.cache)/inlinecrypt)
 
 .PHONY: all setup kernel qemu module userspace initramfs check check-host \
-	check-guest demo shell bench dm-target-patch clean
+	check-guest demo shell bench stress dm-target-patch clean
 
 all: kernel qemu initramfs
 
@@ -54,6 +55,9 @@ shell: all
 
 bench: all
 	@bash scripts/bench $(if $(QUICK),--quick)
+
+stress: all
+	@bash scripts/stress
 
 dm-target-patch: kernel
 	@bash scripts/dm-target-patch

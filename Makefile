@@ -14,7 +14,7 @@ BUILD := $(TOP)/build
 CACHE ?= $(or $(INLINECRYPT_CACHE),$(or $(XDG_CACHE_HOME),$(HOME)/.cache)/inlinecrypt)
 
 .PHONY: all setup kernel qemu module userspace initramfs check check-host \
-	check-guest demo shell bench stress dm-target-patch clean
+	check-guest demo shell bench stress dm-target-patch clean qemu-asan
 
 all: kernel qemu initramfs
 
@@ -27,6 +27,11 @@ kernel: setup
 qemu: setup
 	@bash scripts/build-qemu
 
+# The same QEMU tree with AddressSanitizer and UBSan, for the UFS qtests
+# (tests/host/040, 041): a second QEMU build, cached like the first.
+qemu-asan: setup
+	@QEMU_ASAN=1 bash scripts/build-qemu
+
 module: kernel
 	@bash scripts/build-modules
 
@@ -38,7 +43,7 @@ userspace: setup
 initramfs: module userspace
 	@bash qemu/mkinitramfs
 
-check: all
+check: all qemu-asan
 	@bash tests/run
 
 check-host: userspace

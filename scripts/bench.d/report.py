@@ -119,7 +119,9 @@ def parse_boot(out, boot):
         spans.setdefault(cell, {})[what] = (marks[i], stat_busy(st))
     with open(os.path.join(d, "qemu-cmdline")) as f:
         cmd = f.read().split()
-    accel = cmd[cmd.index("-accel") + 1] if "-accel" in cmd else "unknown"
+    # "-accel tcg,thread=multi": the accelerator is the part before the
+    # first comma.
+    accel = cmd[cmd.index("-accel") + 1].split(",")[0] if "-accel" in cmd else "unknown"
     return gdir, spans, info, accel
 
 

@@ -49,7 +49,8 @@
  *   mempools), and it runs the child inside memalloc_noio_save(), so an
  *   allocation the child might make cannot recurse into I/O (the fallback's
  *   own allocations are GFP_NOIO for the same reason).
- * - The worker waits for nothing: the child is synchronous, the queue lock is
+ * - The worker waits for nothing: the child is synchronous (and may sleep:
+ *   its request always gets CRYPTO_TFM_REQ_MAY_SLEEP), the queue lock is
  *   a spinlock held only to add or take a request, never across the child
  *   or a completion, and the worker never waits for the block layer, for
  *   blk_crypto_wq, or for another request. Every request it takes is
@@ -196,8 +197,13 @@ static void xtsa_run(struct skcipher_request *req)
 	int err;
 
 	skcipher_request_set_tfm(subreq, ctx->child);
-	skcipher_request_set_callback(subreq, req->base.flags &
-				      CRYPTO_TFM_REQ_MAY_SLEEP, NULL, NULL);
+	/*
+	 * The worker runs in process context and may sleep, whatever the
+	 * caller's flags said about the caller's context (cryptd does the
+	 * same).
+	 */
+	skcipher_request_set_callback(subreq, CRYPTO_TFM_REQ_MAY_SLEEP, NULL,
+				      NULL);
 	skcipher_request_set_crypt(subreq, req->src, req->dst, req->cryptlen,
 				   req->iv);
 	noio = memalloc_noio_save();

@@ -43,7 +43,10 @@
  *   allocates, and the allocation may wait for the writeback that waits for
  *   us). Not system_wq, which has no rescuer, and not blk_crypto_wq: its
  *   active work items may all be reads waiting for this worker, which then
- *   would never get to run.
+ *   would never get to run. It is also WQ_CPU_INTENSIVE: the work item
+ *   burns CPU for as long as requests keep coming (it drains the queue), so
+ *   it is kept out of the concurrency management that would otherwise hold
+ *   back the other work items of its CPU meanwhile.
  * - The worker allocates nothing itself: the child's request lives in this
  *   request's context, which the caller allocated (the fallback from its
  *   mempools), and it runs the child inside memalloc_noio_save(), so an
@@ -338,7 +341,8 @@ static int __init xtsa_init(void)
 	crypto_free_skcipher(c);
 
 	crypto_init_queue(&xtsa_queue, qlen);
-	xtsa_wq = alloc_workqueue("xts_async", WQ_MEM_RECLAIM, 1);
+	xtsa_wq = alloc_workqueue("xts_async",
+				  WQ_MEM_RECLAIM | WQ_CPU_INTENSIVE, 1);
 	if (!xtsa_wq)
 		return -ENOMEM;
 	err = crypto_register_skcipher(&xtsa_alg);

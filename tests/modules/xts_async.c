@@ -234,7 +234,18 @@ static void xtsa_work_fn(struct work_struct *work)
 		spin_unlock_bh(&xtsa_lock);
 		if (!areq)
 			return;
-		/* The first backlogged request is now merely queued. */
+		/*
+		 * The first backlogged request is now merely queued: tell it
+		 * so. Outside the lock is safe: this single work item is the
+		 * only dequeuer and never runs twice at once, so the
+		 * backlogged request stays on the queue until a later turn of
+		 * this loop takes it; nothing can complete it (and its caller
+		 * free it) before this notification. That relies on qlen >= 1
+		 * (init refuses 0): the backlog then lies behind the request
+		 * just taken. With qlen 0 every request would be backlogged
+		 * and the one notified would be the one just taken, safe here
+		 * only because it is notified before xtsa_run().
+		 */
 		if (backlog) {
 			atomic_long_inc(&xtsa_stats.promoted);
 			crypto_request_complete(backlog, -EINPROGRESS);

@@ -12,7 +12,10 @@
  * that never completes a request in the caller: it queues the request and
  * returns -EINPROGRESS (or -EBUSY when the request was backlogged), and a
  * worker later runs a synchronous child tfm on it and calls the request's
- * completion. tests/fallback-async loads it, in a boot of its own, before
+ * completion with bottom halves disabled, as cryptd does, so that the
+ * caller's callback runs atomic, in BH context, as under a driver that
+ * completes from a softirq or tasklet (hard interrupt context is not
+ * covered). tests/fallback-async loads it, in a boot of its own, before
  * anything sets up the fallback's AES-256-XTS mode. Nothing else loads it:
  * qemu/init loads only /lib/modules/<release>/extra/, this lives in test/.
  *
@@ -72,6 +75,7 @@
 #include <crypto/internal/skcipher.h>
 #include <crypto/scatterwalk.h>
 #include <linux/atomic.h>
+#include <linux/bottom_half.h>
 #include <linux/debugfs.h>
 #include <linux/module.h>
 #include <linux/sched/mm.h>
@@ -220,7 +224,17 @@ static void xtsa_run(struct skcipher_request *req)
 						     &xtsa_stats.decrypted);
 		xtsa_maybe_corrupt(req, encrypt, n);
 	}
+	/*
+	 * Complete with bottom halves off, as cryptd does: a real driver
+	 * completes from its interrupt's softirq or tasklet, so the caller's
+	 * callback must not sleep (the debug kernel's atomic-sleep check
+	 * catches one that does) and must not be preempted by softirqs on
+	 * this CPU. Not a real softirq: lockdep's softirq lock-usage checks
+	 * are not exercised.
+	 */
+	local_bh_disable();
 	skcipher_request_complete(req, err);
+	local_bh_enable();
 }
 
 static void xtsa_work_fn(struct work_struct *work)
@@ -248,7 +262,9 @@ static void xtsa_work_fn(struct work_struct *work)
 		 */
 		if (backlog) {
 			atomic_long_inc(&xtsa_stats.promoted);
+			local_bh_disable();
 			crypto_request_complete(backlog, -EINPROGRESS);
+			local_bh_enable();
 		}
 		xtsa_run(skcipher_request_cast(areq));
 		cond_resched();

@@ -12,7 +12,10 @@
  * that never completes a request in the caller: it queues the request and
  * returns -EINPROGRESS (or -EBUSY when the request was backlogged), and a
  * worker later runs a synchronous child tfm on it and calls the request's
- * completion. tests/fallback-async loads it, in a boot of its own, before
+ * completion with bottom halves disabled, as cryptd does, so that the
+ * caller's callback runs atomic, in BH context, as under a driver that
+ * completes from a softirq or tasklet (hard interrupt context is not
+ * covered). tests/fallback-async loads it, in a boot of its own, before
  * anything sets up the fallback's AES-256-XTS mode. Nothing else loads it:
  * qemu/init loads only /lib/modules/<release>/extra/, this lives in test/.
  *
@@ -43,13 +46,17 @@
  *   allocates, and the allocation may wait for the writeback that waits for
  *   us). Not system_wq, which has no rescuer, and not blk_crypto_wq: its
  *   active work items may all be reads waiting for this worker, which then
- *   would never get to run.
+ *   would never get to run. It is also WQ_CPU_INTENSIVE: the work item
+ *   burns CPU for as long as requests keep coming (it drains the queue), so
+ *   it is kept out of the concurrency management that would otherwise hold
+ *   back the other work items of its CPU meanwhile.
  * - The worker allocates nothing itself: the child's request lives in this
  *   request's context, which the caller allocated (the fallback from its
  *   mempools), and it runs the child inside memalloc_noio_save(), so an
  *   allocation the child might make cannot recurse into I/O (the fallback's
  *   own allocations are GFP_NOIO for the same reason).
- * - The worker waits for nothing: the child is synchronous, the queue lock is
+ * - The worker waits for nothing: the child is synchronous (and may sleep:
+ *   its request always gets CRYPTO_TFM_REQ_MAY_SLEEP), the queue lock is
  *   a spinlock held only to add or take a request, never across the child
  *   or a completion, and the worker never waits for the block layer, for
  *   blk_crypto_wq, or for another request. Every request it takes is
@@ -68,6 +75,7 @@
 #include <crypto/internal/skcipher.h>
 #include <crypto/scatterwalk.h>
 #include <linux/atomic.h>
+#include <linux/bottom_half.h>
 #include <linux/debugfs.h>
 #include <linux/module.h>
 #include <linux/sched/mm.h>
@@ -196,8 +204,13 @@ static void xtsa_run(struct skcipher_request *req)
 	int err;
 
 	skcipher_request_set_tfm(subreq, ctx->child);
-	skcipher_request_set_callback(subreq, req->base.flags &
-				      CRYPTO_TFM_REQ_MAY_SLEEP, NULL, NULL);
+	/*
+	 * The worker runs in process context and may sleep, whatever the
+	 * caller's flags said about the caller's context (cryptd does the
+	 * same).
+	 */
+	skcipher_request_set_callback(subreq, CRYPTO_TFM_REQ_MAY_SLEEP, NULL,
+				      NULL);
 	skcipher_request_set_crypt(subreq, req->src, req->dst, req->cryptlen,
 				   req->iv);
 	noio = memalloc_noio_save();
@@ -211,7 +224,17 @@ static void xtsa_run(struct skcipher_request *req)
 						     &xtsa_stats.decrypted);
 		xtsa_maybe_corrupt(req, encrypt, n);
 	}
+	/*
+	 * Complete with bottom halves off, as cryptd does: a real driver
+	 * completes from its interrupt's softirq or tasklet, so the caller's
+	 * callback must not sleep (the debug kernel's atomic-sleep check
+	 * catches one that does) and must not be preempted by softirqs on
+	 * this CPU. Not a real softirq: lockdep's softirq lock-usage checks
+	 * are not exercised.
+	 */
+	local_bh_disable();
 	skcipher_request_complete(req, err);
+	local_bh_enable();
 }
 
 static void xtsa_work_fn(struct work_struct *work)
@@ -225,10 +248,23 @@ static void xtsa_work_fn(struct work_struct *work)
 		spin_unlock_bh(&xtsa_lock);
 		if (!areq)
 			return;
-		/* The first backlogged request is now merely queued. */
+		/*
+		 * The first backlogged request is now merely queued: tell it
+		 * so. Outside the lock is safe: this single work item is the
+		 * only dequeuer and never runs twice at once, so the
+		 * backlogged request stays on the queue until a later turn of
+		 * this loop takes it; nothing can complete it (and its caller
+		 * free it) before this notification. That relies on qlen >= 1
+		 * (init refuses 0): the backlog then lies behind the request
+		 * just taken. With qlen 0 every request would be backlogged
+		 * and the one notified would be the one just taken, safe here
+		 * only because it is notified before xtsa_run().
+		 */
 		if (backlog) {
 			atomic_long_inc(&xtsa_stats.promoted);
+			local_bh_disable();
 			crypto_request_complete(backlog, -EINPROGRESS);
+			local_bh_enable();
 		}
 		xtsa_run(skcipher_request_cast(areq));
 		cond_resched();
@@ -332,7 +368,8 @@ static int __init xtsa_init(void)
 	crypto_free_skcipher(c);
 
 	crypto_init_queue(&xtsa_queue, qlen);
-	xtsa_wq = alloc_workqueue("xts_async", WQ_MEM_RECLAIM, 1);
+	xtsa_wq = alloc_workqueue("xts_async",
+				  WQ_MEM_RECLAIM | WQ_CPU_INTENSIVE, 1);
 	if (!xtsa_wq)
 		return -ENOMEM;
 	err = crypto_register_skcipher(&xtsa_alg);

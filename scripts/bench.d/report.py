@@ -161,6 +161,20 @@ def cell_figures(fio_json, rw, span):
     return c
 
 
+def host_load(out):
+    """The host's 1-minute load average sampled while the boots ran
+    (scripts/bench writes "EPOCH LOAD" lines to host-load), or None."""
+    try:
+        with open(os.path.join(out, "host-load")) as f:
+            loads = sorted(float(line.split()[1]) for line in f if len(line.split()) == 2)
+    except (OSError, ValueError):
+        return None
+    if not loads:
+        return None
+    return {"samples": len(loads), "interval_s": 30, "min": loads[0],
+            "median": loads[len(loads) // 2], "max": loads[-1]}
+
+
 def host_info():
     cpu = "unknown"
     try:
@@ -277,6 +291,7 @@ def build(args):
         "cpu_time": "guest /proc/stat busy ticks (user+nice+system+irq+softirq+steal) "
                     "between the same marks",
         "calibration_insns": calib,
+        "host_load": host_load(args.out),
     }
     res = {"meta": meta, "expected_cells": want, "missing_cells": missing,
            "cells": [cells[k] for k in sorted(cells, key=sortkey)]}
@@ -536,6 +551,9 @@ def main():
     pngs = charts(res, imgdir)
     if args.docs:
         update_docs(args, res, table, pngs)
+        # The data behind every figure of docs/benchmarks.md, committed with it.
+        with open(os.path.join(args.top, "docs", "bench-results.json"), "w") as fh:
+            json.dump(res, fh, indent=1)
     print(f"bench: {len(res['cells'])} cells, accelerator {res['meta']['accelerator'].upper()}, "
           f"{args.elapsed} s; {os.path.join(args.out, 'results.json')}, "
           f"{os.path.join(args.out, 'table.md')}"
@@ -566,6 +584,14 @@ def update_docs(args, res, table, pngs):
                f"{m['boots']['engine']['fio']} |")
     gen.append(f"| host | {h['cpu']}, {h['cpus']} CPUs, {h['mem_mib']} MiB, {h['os']}, "
                f"Linux {h['host_kernel']} |")
+    hl = m.get("host_load")
+    if hl:
+        gen.append(f"| host load | 1-minute load average during the boots: min {hl['min']:.1f}, "
+                   f"median {hl['median']:.1f}, max {hl['max']:.1f} ({hl['samples']} samples, every "
+                   f"{hl['interval_s']} s) on {h['cpus']} CPUs"
+                   + (": above the CPU count the guests waited for a core, so MB/s and latency "
+                      "are not comparable across runs; instruction counts are"
+                      if hl["max"] > h["cpus"] else "") + " |")
     cal = m["calibration_insns"].get("engine", {})
     if cal:
         gen.append(f"| calibration | one mark pair costs {cal.get('calib-mark', 0) / 1e6:.2f} M "

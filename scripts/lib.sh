@@ -116,3 +116,10 @@ kernel_build() {
 	progress "$log" make -C "$src" O="$obj" ARCH=x86_64 -j"$JOBS" bzImage modules ||
 		die "kernel build failed (see $log)"
 }
+
+# head_mark FILE MARK: FILE (a host test) says '# MARK: 1' (ON_REQUEST,
+# STRESS_GROUP) in its head comment, the leading '#' lines. A line further
+# down (a here-document writing a fixture test, say) is not the test's own.
+head_mark() {
+	awk -v want="# $2: 1" '!/^#/ { exit } $0 == want { f = 1; exit } END { exit !f }' "$1"
+}

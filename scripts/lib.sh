@@ -118,8 +118,11 @@ kernel_build() {
 }
 
 # head_mark FILE MARK: FILE (a host test) says '# MARK: 1' (ON_REQUEST,
-# STRESS_GROUP) in its head comment, the leading '#' lines. A line further
-# down (a here-document writing a fixture test, say) is not the test's own.
+# STRESS_GROUP) in its head comment, the leading '#' and blank lines
+# (trailing blanks and a CR ignored). A line further down (a here-document
+# writing a fixture test, say) is not the test's own; a marker in the head
+# that is not written exactly so fails the layout check (tests/run).
 head_mark() {
-	awk -v want="# $2: 1" '!/^#/ { exit } $0 == want { f = 1; exit } END { exit !f }' "$1"
+	awk -v want="# $2: 1" '{ sub(/[ \t\r]+$/, "") } /^$/ { next } !/^#/ { exit }
+		$0 == want { f = 1; exit } END { exit !f }' "$1"
 }

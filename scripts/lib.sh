@@ -126,3 +126,11 @@ head_mark() {
 	awk -v want="# $2: 1" '{ sub(/[ \t\r]+$/, "") } /^$/ { next } !/^#/ { exit }
 		$0 == want { f = 1; exit } END { exit !f }' "$1"
 }
+
+# head_value FILE NAME: the number N of a '# NAME: N' line (VCPUS) in
+# FILE's head comment, read as head_mark reads; nothing if there is none.
+head_value() {
+	awk -v pre="# $2: " '{ sub(/[ \t\r]+$/, "") } /^$/ { next } !/^#/ { exit }
+		index($0, pre) == 1 && substr($0, length(pre) + 1) ~ /^[1-9][0-9]*$/ {
+			print substr($0, length(pre) + 1); exit }' "$1"
+}

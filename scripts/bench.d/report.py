@@ -408,7 +408,7 @@ def targets(res, eb="engine", nb="noengine", suffix=""):
                      f"| {cheap['insns_per_gib'] / 1e9:.2f} ({name[cheap['config']]}) "
                      f"| {f(xi, '.2f')} | {verdict(xi, True)} |")
     # The noise floor of this run: configurations measured in both boots.
-    dm, di = [], []
+    dm, di, paired = [], [], []
     for c in res["cells"]:
         if c["boot"] != eb:
             continue
@@ -416,11 +416,13 @@ def targets(res, eb="engine", nb="noengine", suffix=""):
         if o and o["mb_s"] and o["insns_per_gib"]:
             dm.append(abs(c["mb_s"] / o["mb_s"] - 1))
             di.append(abs(c["insns_per_gib"] / o["insns_per_gib"] - 1))
+            if c["label"] not in paired:
+                paired.append(c["label"])
     if dm:
         dm.sort()
         di.sort()
         L += ["", f"Noise floor of this run: the {len(dm)} cells measured in both boots "
-              f"(plain, both dm-crypt variants, fscrypt's software path) differ between "
+              f"({', '.join(paired)}) differ between "
               f"the boots by a median of {dm[len(dm) // 2] * 100:.0f} % (max "
               f"{dm[-1] * 100:.0f} %) in MB/s and {di[len(di) // 2] * 100:.1f} % (max "
               f"{di[-1] * 100:.1f} %) in instructions per GiB; ratios closer to 1 than "

@@ -13,12 +13,10 @@ TOP := $(CURDIR)
 BUILD := $(TOP)/build
 CACHE ?= $(or $(INLINECRYPT_CACHE),$(or $(XDG_CACHE_HOME),$(HOME)/.cache)/inlinecrypt)
 # The guest kernels that `make kernel` builds (and `make module` builds
-# for): all (production and debug), production or debug. make check,
-# check-guest and stress build the debug kernel only (a make of their own,
-# so that another goal on the same command line still gets both): every
-# test boots it, and the production kernel would add about 10 minutes to
-# a build from scratch. make bench, demo and shell boot the production
-# kernel: they build all.
+# for): all (production and debug), production or debug. make check and
+# check-guest build the debug kernel only: every test boots it, and the
+# production kernel would add about 10 minutes to a build from scratch
+# (make bench, demo and shell boot the production kernel: they build all).
 KERNELS ?= all
 
 .PHONY: all setup kernel qemu module userspace initramfs check check-host \
@@ -57,15 +55,15 @@ userspace: setup
 initramfs: module userspace
 	@bash qemu/mkinitramfs
 
-check: qemu qemu-asan
-	@$(MAKE) --no-print-directory initramfs KERNELS=debug
+check: all qemu-asan
 	@bash tests/run
+
+check check-guest: KERNELS = debug
 
 check-host: userspace
 	@bash tests/run --host-only
 
-check-guest: qemu
-	@$(MAKE) --no-print-directory initramfs KERNELS=debug
+check-guest: all
 	@bash tests/run --guest-only
 
 demo: all
@@ -77,8 +75,7 @@ shell: all
 bench: all
 	@bash scripts/bench $(if $(QUICK),--quick)
 
-stress: qemu
-	@$(MAKE) --no-print-directory initramfs KERNELS=debug
+stress: all
 	@bash scripts/stress
 
 dm-target-patch: kernel

@@ -12,12 +12,6 @@
 TOP := $(CURDIR)
 BUILD := $(TOP)/build
 CACHE ?= $(or $(INLINECRYPT_CACHE),$(or $(XDG_CACHE_HOME),$(HOME)/.cache)/inlinecrypt)
-# The guest kernels that `make kernel` builds (and `make module` builds
-# for): all (production and debug), production or debug. make check and
-# check-guest build the debug kernel only: every test boots it, and the
-# production kernel would add about 10 minutes to a build from scratch
-# (make bench, demo and shell boot the production kernel: they build all).
-KERNELS ?= all
 
 .PHONY: all setup kernel qemu module userspace initramfs check check-host \
 	check-guest demo shell bench stress dm-target-patch clean qemu-asan
@@ -28,7 +22,7 @@ setup:
 	@bash scripts/setup
 
 kernel: setup
-	@bash scripts/build-kernel $(KERNELS)
+	@bash scripts/build-kernel
 
 qemu: setup
 	@bash scripts/build-qemu
@@ -45,7 +39,7 @@ qemu-asan: setup
 	fi
 
 module: kernel
-	@bash scripts/build-modules $(KERNELS)
+	@bash scripts/build-modules
 
 userspace: setup
 	@if [ -f userspace/Makefile ]; then \
@@ -57,8 +51,6 @@ initramfs: module userspace
 
 check: all qemu-asan
 	@bash tests/run
-
-check check-guest: KERNELS = debug
 
 check-host: userspace
 	@bash tests/run --host-only

@@ -8,6 +8,8 @@
 #   make shell   a guest shell with a crypto-capable UFS disk
 #   make bench   benchmarks against dm-crypt (QUICK=1 for a short run)
 #   make stress  the long stress, fault and fuzz runs; docs/reliability.md
+#                (hours under TCG, in parts: STRESS_ARGS=--resume goes on
+#                with a run that stopped, STRESS_ARGS=--new starts over)
 
 TOP := $(CURDIR)
 BUILD := $(TOP)/build
@@ -68,7 +70,7 @@ bench: all
 	@bash scripts/bench $(if $(QUICK),--quick)
 
 stress: all
-	@bash scripts/stress
+	@bash scripts/stress --no-build $(STRESS_ARGS)
 
 dm-target-patch: kernel
 	@bash scripts/dm-target-patch
